@@ -1,0 +1,60 @@
+"""localmem: a local-first bitemporal memory store for long-running AI agents.
+
+Two clocks on every memory (when it was true, and when the app learned it),
+nothing ever overwritten, one SQLite file. Start with :func:`open`.
+"""
+
+from .clock import Clock, TimeInput, system_clock
+from .errors import (
+    CorruptDatabaseError,
+    ErasedError,
+    ImmutableError,
+    IntegrityError,
+    InvalidInputError,
+    InvalidIntervalError,
+    InvalidOperationError,
+    InvalidTimeError,
+    LocalmemError,
+    NaiveDatetimeError,
+    NotFoundError,
+    SchemaVersionError,
+    StorageError,
+    UnknownZoneError,
+)
+from .interval import PRECISIONS, ValidTime
+from .revision import Change, Erasure, Revision, Snapshot
+from .store import UNSET, Check, DoctorReport, Store, StoreInfo, open
+
+__all__ = [
+    "open",
+    "Store",
+    "UNSET",
+    "Revision",
+    "Change",
+    "Snapshot",
+    "Erasure",
+    "StoreInfo",
+    "DoctorReport",
+    "Check",
+    "ValidTime",
+    "PRECISIONS",
+    "Clock",
+    "TimeInput",
+    "system_clock",
+    "LocalmemError",
+    "InvalidInputError",
+    "NaiveDatetimeError",
+    "InvalidTimeError",
+    "InvalidIntervalError",
+    "UnknownZoneError",
+    "NotFoundError",
+    "InvalidOperationError",
+    "ErasedError",
+    "ImmutableError",
+    "IntegrityError",
+    "SchemaVersionError",
+    "CorruptDatabaseError",
+    "StorageError",
+]
+
+__version__ = "0.1.0"

@@ -1,0 +1,200 @@
+"""The connection: opening a file, its pragmas, its schema, its transactions.
+
+One factory applies the pragmas every connection needs; one ``transaction()``
+is the only way writes happen (BEGIN IMMEDIATE at the top, SAVEPOINT when
+nested); one function maps SQLite's errors to localmem's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+
+import apsw
+import apsw.bestpractice
+import platformdirs
+
+from .errors import (
+    CorruptDatabaseError,
+    ImmutableError,
+    IntegrityError,
+    LocalmemError,
+    SchemaVersionError,
+    StorageError,
+)
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "APPLICATION_ID",
+    "MIGRATIONS",
+    "default_path",
+    "schema_sql",
+    "connect",
+    "transaction",
+    "map_errors",
+]
+
+#: The schema version this code writes; PRAGMA user_version of a current file.
+SCHEMA_VERSION = 1
+#: PRAGMA application_id of a localmem file ("LMEM"), so a stranger's SQLite
+#: file is refused rather than written into.
+APPLICATION_ID = 0x4C4D454D
+
+#: Numbered steps from version N-1 to N, each run in one transaction with its
+#: user_version bump. Version 1 is the first released schema, so there are no
+#: steps yet; a file at version 0 is empty and gets schema.sql whole.
+MIGRATIONS: dict[int, str] = {}
+
+_BUSY_TIMEOUT_MS = 5_000
+
+
+def default_path() -> Path:
+    """The default database file: ``localmem.db`` in the user data dir."""
+    return platformdirs.user_data_path("localmem", appauthor=False) / "localmem.db"
+
+
+def schema_sql() -> str:
+    """The text of schema.sql.
+
+    In a wheel it is packaged as ``localmem/schema.sql``; in a source checkout
+    (an editable install) it is the file at the repository root.
+    """
+    packaged = resources.files("localmem").joinpath("schema.sql")
+    if packaged.is_file():
+        return packaged.read_text(encoding="utf-8")
+    root = Path(__file__).resolve().parent.parent / "schema.sql"
+    if root.is_file():
+        return root.read_text(encoding="utf-8")
+    raise LocalmemError(f"schema.sql not found in the package or at {root}: the install is broken")
+
+
+@contextlib.contextmanager
+def map_errors() -> Iterator[None]:
+    """Turn SQLite's exceptions into localmem's hierarchy (the one place that does)."""
+    try:
+        yield
+    except LocalmemError:
+        raise
+    except apsw.ConstraintError as exc:
+        msg = str(exc)
+        if "immutable" in msg:
+            raise ImmutableError(msg.split("localmem: ", 1)[-1]) from exc
+        raise IntegrityError(f"the write broke a schema constraint: {msg}") from exc
+    except (apsw.NotADBError, apsw.CorruptError) as exc:
+        raise CorruptDatabaseError(f"the database file is not a valid SQLite database: {exc}") from exc
+    except (apsw.IOError, apsw.FullError, apsw.CantOpenError, apsw.ReadOnlyError) as exc:
+        raise StorageError(f"the storage failed: {exc}; nothing was committed") from exc
+
+
+def _create_private(path: Path) -> None:
+    """Create ``path`` with mode 0600 if it does not exist (memories are private)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        return
+    os.close(fd)
+
+
+def connect(path: str | os.PathLike[str] | None, *, vfs: str | None = None) -> apsw.Connection:
+    """Open (creating and migrating if needed) a localmem database.
+
+    Args:
+        path: a file path, ``":memory:"``, or None for :func:`default_path`.
+        vfs: an apsw VFS name (tests use one that injects I/O faults).
+
+    Raises:
+        CorruptDatabaseError: the file is not SQLite, or is someone else's database.
+        SchemaVersionError: the file was written by a newer localmem.
+    """
+    target = default_path() if path is None else path
+    name = os.fspath(target)
+    if name != ":memory:":
+        _create_private(Path(name))
+    with map_errors():
+        try:
+            conn = apsw.Connection(name, vfs=vfs) if vfs else apsw.Connection(name)
+        except apsw.CantOpenError as exc:
+            raise StorageError(f"cannot open database {name!r}: {exc}") from exc
+        try:
+            _configure(conn)
+            _ensure_schema(conn, name)
+        except BaseException:
+            conn.close()
+            raise
+    return conn
+
+
+def _configure(conn: apsw.Connection) -> None:
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_schema").get
+    except (apsw.NotADBError, apsw.CorruptError) as exc:
+        raise CorruptDatabaseError(f"{conn.filename!r} is not a SQLite database: {exc}") from exc
+    apsw.bestpractice.connection_busy_timeout(conn, _BUSY_TIMEOUT_MS)
+    apsw.bestpractice.connection_enable_foreign_keys(conn)
+    apsw.bestpractice.connection_dqs(conn)
+    apsw.bestpractice.connection_recursive_triggers(conn)
+    apsw.bestpractice.connection_optimize(conn)
+    apsw.bestpractice.connection_wal(conn)
+    # Freed pages are zeroed, so erased words do not linger in the file.
+    conn.pragma("secure_delete", True)
+
+
+def _ensure_schema(conn: apsw.Connection, name: str) -> None:
+    version = conn.pragma("user_version")
+    app_id = conn.pragma("application_id")
+    tables = conn.execute("SELECT count(*) FROM sqlite_schema").get
+    if version == 0 and tables == 0 and app_id == 0:
+        with transaction(conn):
+            conn.execute(schema_sql())
+            conn.pragma("application_id", APPLICATION_ID)
+            conn.execute(
+                "INSERT INTO store_meta (name, value) VALUES ('device_id', ?), ('schema_created', ?)",
+                (secrets.token_hex(8), str(SCHEMA_VERSION)),
+            )
+            conn.pragma("user_version", SCHEMA_VERSION)
+        return
+    if app_id != APPLICATION_ID:
+        raise CorruptDatabaseError(
+            f"{name!r} is a SQLite database but not a localmem one "
+            f"(application_id {app_id:#x}, expected {APPLICATION_ID:#x}); refusing to write into it"
+        )
+    if version > SCHEMA_VERSION:
+        raise SchemaVersionError(
+            f"{name!r} has schema version {version}, newer than this localmem's "
+            f"{SCHEMA_VERSION}: upgrade localmem to open it"
+        )
+    for step in range(version + 1, SCHEMA_VERSION + 1):
+        if step not in MIGRATIONS:
+            raise SchemaVersionError(
+                f"{name!r} has schema version {version} and no migration to {step} exists"
+            )
+        with transaction(conn):
+            conn.execute(MIGRATIONS[step])
+            conn.pragma("user_version", step)
+
+
+@contextlib.contextmanager
+def transaction(conn: apsw.Connection) -> Iterator[apsw.Connection]:
+    """One atomic unit of work: all of it commits or none of it does.
+
+    The outermost level takes the write lock up front (BEGIN IMMEDIATE), so a
+    write never fails half way for want of a lock; nested levels are savepoints.
+    """
+    with map_errors():
+        if not conn.getautocommit():
+            with conn:  # apsw: a SAVEPOINT, released or rolled back
+                yield conn
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            if not conn.getautocommit():
+                conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")

@@ -1,0 +1,204 @@
+"""Time in, time out: aware instants only, UTC microseconds in storage.
+
+This is the only module that reads the wall clock (:func:`system_clock`, the
+default at the API edge). Everything else receives time explicitly: the store
+takes a ``clock`` callable, reads take ``as_of``/``known_at``/``valid_at``.
+
+Accepted time values, everywhere a time is taken:
+
+* an aware :class:`datetime.datetime` (naive ones raise
+  :class:`~localmem.errors.NaiveDatetimeError`, the system zone is never assumed);
+* epoch seconds (``int``/``float``, or a string of 5 or more digits);
+* an ISO 8601 string with an offset or ``Z``;
+* a calendar date: a :class:`datetime.date`, ``"2025-06-14"``, ``"2025-06"`` or
+  ``"2025"``. A date has no instant of its own: it is read in the user's zone,
+  as the local start of that day, month or year, and carries that precision.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta, tzinfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from .errors import InvalidTimeError, NaiveDatetimeError, UnknownZoneError
+
+__all__ = [
+    "Clock",
+    "TimeInput",
+    "Moment",
+    "system_clock",
+    "zone",
+    "parse_time",
+    "to_micros",
+    "from_micros",
+    "period_end",
+    "local_day_start",
+    "is_date_form",
+]
+
+Clock = Callable[[], datetime]
+TimeInput = datetime | date | int | float | str
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_PARTIAL_DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$")
+_EPOCH_SECONDS = re.compile(r"^-?\d{5,}(?:\.\d+)?$")
+
+
+def system_clock() -> datetime:
+    """The wall clock, in UTC. The store's default clock; nothing else calls it."""
+    return datetime.now(UTC)
+
+
+def zone(name: str | tzinfo) -> ZoneInfo:
+    """The IANA zone called ``name``.
+
+    Raises:
+        UnknownZoneError: ``name`` is not an IANA zone name.
+    """
+    if isinstance(name, ZoneInfo):
+        return name
+    if not isinstance(name, str) or not name.strip():
+        raise UnknownZoneError(f"time zone {name!r} is not an IANA zone name like 'Europe/Berlin'")
+    try:
+        return ZoneInfo(name.strip())
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise UnknownZoneError(
+            f"unknown time zone {name!r}: expected an IANA zone name like 'Europe/Berlin'"
+        ) from exc
+
+
+@dataclass(frozen=True, slots=True)
+class Moment:
+    """A parsed time value: the instant it denotes, and how precise it was.
+
+    ``precision`` is ``"day"``, ``"month"`` or ``"year"`` for calendar dates
+    and ``"instant"`` otherwise; ``is_date`` says it was a calendar date.
+    """
+
+    at: datetime
+    precision: str
+    is_date: bool
+
+
+def _aware(value: datetime, name: str) -> datetime:
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise NaiveDatetimeError(
+            f"{name}={value.isoformat()!r} has no time zone: expected an aware datetime "
+            "(e.g. with tzinfo=UTC or a ZoneInfo)"
+        )
+    return value.astimezone(UTC)
+
+
+def _from_epoch(seconds: float, name: str, raw: object) -> datetime:
+    if not math.isfinite(seconds):
+        raise InvalidTimeError(f"{name}={raw!r} is not a finite number of epoch seconds")
+    try:
+        return _EPOCH + timedelta(microseconds=round(seconds * 1_000_000))
+    except OverflowError as exc:
+        raise InvalidTimeError(f"{name}={raw!r} is out of range for epoch seconds") from exc
+
+
+def local_day_start(day: date, tz: ZoneInfo) -> datetime:
+    """The instant (UTC) at which ``day`` begins in ``tz``.
+
+    On a day whose midnight does not exist (a DST gap at 00:00) this is the
+    first instant that does, which ``fold=0`` on a ZoneInfo gives.
+    """
+    local = datetime(day.year, day.month, day.day, tzinfo=tz)
+    # Round-trip through UTC normalises a non-existent local time forward.
+    return local.astimezone(UTC)
+
+
+def is_date_form(value: object) -> bool:
+    """Whether ``value`` is a calendar date (read in a zone) rather than an instant."""
+    if isinstance(value, datetime):
+        return False
+    if isinstance(value, date):
+        return True
+    return isinstance(value, str) and _PARTIAL_DATE.match(value.strip()) is not None
+
+
+def parse_time(value: TimeInput, *, name: str, tz: ZoneInfo) -> Moment:
+    """Read one time value (see the module docstring for the accepted forms).
+
+    Args:
+        value: the time as given by the caller.
+        name: the argument's name, for error messages.
+        tz: the zone calendar dates are read in.
+
+    Raises:
+        NaiveDatetimeError: a datetime or ISO string without an offset.
+        InvalidTimeError: anything else that is not a time.
+    """
+    if isinstance(value, bool):
+        raise InvalidTimeError(f"{name}={value!r} is not a time: expected an aware datetime, "
+                               "epoch seconds, an ISO 8601 string or a date")
+    if isinstance(value, datetime):
+        return Moment(_aware(value, name), "instant", False)
+    if isinstance(value, date):
+        return Moment(local_day_start(value, tz), "day", True)
+    if isinstance(value, int | float):
+        return Moment(_from_epoch(float(value), name, value), "instant", False)
+    if isinstance(value, str):
+        text = value.strip()
+        partial = _PARTIAL_DATE.match(text)
+        if partial:
+            year, month, day = partial.groups()
+            try:
+                d = date(int(year), int(month or 1), int(day or 1))
+            except ValueError as exc:
+                raise InvalidTimeError(f"{name}={value!r} is not a calendar date: {exc}") from exc
+            precision = "day" if day else "month" if month else "year"
+            return Moment(local_day_start(d, tz), precision, True)
+        if _EPOCH_SECONDS.match(text):
+            return Moment(_from_epoch(float(text), name, value), "instant", False)
+        try:
+            parsed = datetime.fromisoformat(text)
+        except ValueError as exc:
+            raise InvalidTimeError(
+                f"{name}={value!r} is not a time: expected ISO 8601 with an offset "
+                "('2025-06-16T12:00:00Z'), a date ('2025-06-16'), or epoch seconds"
+            ) from exc
+        if parsed.tzinfo is None:
+            raise NaiveDatetimeError(
+                f"{name}={value!r} has no time zone: add an offset or 'Z' "
+                "('2025-06-16T12:00:00Z'), or give a date ('2025-06-16')"
+            )
+        return Moment(parsed.astimezone(UTC), "instant", False)
+    raise InvalidTimeError(
+        f"{name}={value!r} is not a time: expected an aware datetime, epoch seconds, "
+        "an ISO 8601 string or a date"
+    )
+
+
+def period_end(moment: Moment, tz: ZoneInfo) -> datetime:
+    """The instant a calendar date's period ends (exclusive), in ``tz``.
+
+    A day ends at the next local midnight, a month at the first of the next
+    month, a year at the next January 1st. An instant is its own end.
+    """
+    if not moment.is_date:
+        return moment.at
+    start = moment.at.astimezone(tz).date()
+    if moment.precision == "day":
+        nxt = start + timedelta(days=1)
+    elif moment.precision == "month":
+        nxt = date(start.year + (start.month == 12), start.month % 12 + 1, 1)
+    else:
+        nxt = date(start.year + 1, 1, 1)
+    return local_day_start(nxt, tz)
+
+
+def to_micros(at: datetime) -> int:
+    """Microseconds since the Unix epoch for an aware datetime (storage format)."""
+    delta = at - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def from_micros(us: int) -> datetime:
+    """The aware UTC datetime for a stored microsecond count."""
+    return _EPOCH + timedelta(microseconds=us)

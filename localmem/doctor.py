@@ -1,0 +1,75 @@
+"""Health checks for a database file: SQLite's own, then localmem's invariants.
+
+Each check is one query that should find nothing wrong; ``run_checks`` returns
+them all, passed or not, so a person sees what was checked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import apsw
+
+__all__ = ["run_checks"]
+
+# Each invariant: a name, and a query counting the rows that break it.
+_INVARIANTS: tuple[tuple[str, str], ...] = (
+    ("every revision has its content unless erased",
+     "SELECT count(*) FROM revisions AS r LEFT JOIN content AS c ON c.rev_seq = r.seq"
+     " WHERE c.rev_seq IS NULL"
+     " AND NOT EXISTS (SELECT 1 FROM erasures AS e WHERE e.memory_id = r.memory_id)"),
+    ("erased memories keep no content",
+     "SELECT count(*) FROM content AS c JOIN erasures AS e ON e.memory_id = c.memory_id"),
+    ("content belongs to its revision's memory",
+     "SELECT count(*) FROM content AS c JOIN revisions AS r ON r.seq = c.rev_seq"
+     " WHERE r.memory_id IS NOT c.memory_id"),
+    ("revision versions run 1..n per memory",
+     "SELECT count(*) FROM (SELECT memory_id FROM revisions GROUP BY memory_id"
+     " HAVING min(version) != 1 OR max(version) != count(*))"),
+    ("each revision follows the previous version of its memory",
+     "SELECT count(*) FROM revisions AS r JOIN revisions AS p ON p.rev_id = r.prev_rev"
+     " WHERE p.memory_id IS NOT r.memory_id OR p.version != r.version - 1"
+     " OR p.recorded_at > r.recorded_at"),
+    ("revisions carry their memory's user",
+     "SELECT count(*) FROM revisions AS r JOIN memories AS m ON m.memory_id = r.memory_id"
+     " WHERE m.user_id IS NOT r.user_id"),
+    ("chain links stay within one user",
+     "SELECT count(*) FROM revisions AS r JOIN memories AS m"
+     " ON m.memory_id = r.supersedes OR m.memory_id = r.superseded_by"
+     " WHERE m.user_id IS NOT r.user_id"),
+    ("a memory starts when its first revision is recorded",
+     "SELECT count(*) FROM memories AS m JOIN revisions AS r"
+     " ON r.memory_id = m.memory_id AND r.version = 1 WHERE r.recorded_at != m.created_at"),
+)
+
+
+def _trigger_names(schema: str) -> set[str]:
+    return set(re.findall(r"CREATE TRIGGER\s+(\w+)", schema, flags=re.IGNORECASE))
+
+
+def run_checks(
+    conn: apsw.Connection, schema: str, version: int, app_id: int
+) -> Iterator[tuple[str, bool, str]]:
+    """Yield ``Check``-shaped tuples for every check, passed or failed."""
+    from .store import Check
+
+    rows = [r[0] for r in conn.execute("PRAGMA integrity_check")]
+    yield Check("sqlite integrity_check", rows == ["ok"], "; ".join(map(str, rows[:5])))
+    fk = conn.execute("PRAGMA foreign_key_check").fetchall()
+    yield Check("foreign keys", not fk, f"{len(fk)} dangling references" if fk else "ok")
+    try:
+        conn.execute("INSERT INTO content_fts (content_fts, rank) VALUES ('integrity-check', 1)")
+        yield Check("full-text index matches content", True, "ok")
+    except apsw.Error as exc:
+        yield Check("full-text index matches content", False, str(exc))
+    have = {r[0] for r in conn.execute("SELECT name FROM sqlite_schema WHERE type = 'trigger'")}
+    missing = sorted(_trigger_names(schema) - have)
+    yield Check("immutability triggers present", not missing,
+                f"missing: {', '.join(missing)}" if missing else "ok")
+    uv, aid = conn.pragma("user_version"), conn.pragma("application_id")
+    yield Check("schema version", uv == version and aid == app_id,
+                f"user_version {uv} (expected {version}), application_id {aid:#x}")
+    for name, sql in _INVARIANTS:
+        bad = conn.execute(sql).get
+        yield Check(name, bad == 0, "ok" if bad == 0 else f"{bad} rows break it")

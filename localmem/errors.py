@@ -1,0 +1,81 @@
+"""The error hierarchy: one base, one subclass per condition.
+
+Every error a caller can provoke derives from :class:`LocalmemError`, and
+also from the builtin it refines, so ``except ValueError`` keeps working.
+Messages name the offending value and what was expected.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "LocalmemError",
+    "InvalidInputError",
+    "NaiveDatetimeError",
+    "InvalidTimeError",
+    "InvalidIntervalError",
+    "UnknownZoneError",
+    "NotFoundError",
+    "InvalidOperationError",
+    "ErasedError",
+    "ImmutableError",
+    "IntegrityError",
+    "SchemaVersionError",
+    "CorruptDatabaseError",
+    "StorageError",
+]
+
+
+class LocalmemError(Exception):
+    """Base class of every error localmem raises on purpose."""
+
+
+class InvalidInputError(LocalmemError, ValueError):
+    """An argument has the wrong type or an unacceptable value."""
+
+
+class NaiveDatetimeError(LocalmemError, TypeError):
+    """A datetime without a time zone was given where an instant is needed."""
+
+
+class InvalidTimeError(InvalidInputError):
+    """A time value could not be read as an instant or a date."""
+
+
+class InvalidIntervalError(InvalidInputError):
+    """A valid-time interval does not end after it starts."""
+
+
+class UnknownZoneError(InvalidInputError):
+    """A time zone name is not in the IANA database."""
+
+
+class NotFoundError(LocalmemError, LookupError):
+    """No memory has the given id (or id prefix)."""
+
+
+class InvalidOperationError(LocalmemError, ValueError):
+    """The operation is not allowed on this memory in its current state."""
+
+
+class ErasedError(InvalidOperationError):
+    """The memory was erased; its content is gone and it takes no more writes."""
+
+
+class ImmutableError(LocalmemError):
+    """Something tried to update or delete an immutable row."""
+
+
+class IntegrityError(LocalmemError):
+    """A write broke a constraint of the schema."""
+
+
+class SchemaVersionError(LocalmemError):
+    """The database file has a schema version this localmem cannot open."""
+
+
+class CorruptDatabaseError(LocalmemError):
+    """The file is not a SQLite database, or not a localmem one, or is damaged."""
+
+
+class StorageError(LocalmemError, OSError):
+    """The operating system failed a read or write; nothing was committed."""

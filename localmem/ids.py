@@ -1,0 +1,30 @@
+"""Globally unique, time-ordered ids (ULIDs) for memories, revisions, tombstones.
+
+Sync recognises the same row from two devices by its id, so ids are random
+enough never to collide and sort by the time they were made (the store's
+recorded clock, not the wall clock), which keeps index inserts append-mostly.
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["new_id", "is_id"]
+
+_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32
+
+
+def new_id(at_micros: int) -> str:
+    """A 26-character ULID: 48 bits of milliseconds, then 80 random bits."""
+    ms = max(at_micros // 1000, 0) & ((1 << 48) - 1)
+    n = (ms << 80) | int.from_bytes(os.urandom(10), "big")
+    chars = []
+    for _ in range(26):
+        chars.append(_ALPHABET[n & 31])
+        n >>= 5
+    return "".join(reversed(chars))
+
+
+def is_id(text: str) -> bool:
+    """Whether ``text`` has the shape of a full id (26 Crockford base32 characters)."""
+    return len(text) == 26 and all(c in _ALPHABET for c in text.upper())

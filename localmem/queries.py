@@ -1,0 +1,114 @@
+"""SQL builders for the as-of reads: strings and parameters, no execution.
+
+Kept apart from the code that runs them so that each can be read, printed and
+tested on its own. Every value is a bound parameter; no identifier is dynamic.
+
+The bitemporal rule every builder applies: a memory *as known at K* is its
+newest revision with ``recorded_at <= K`` (ties broken by local arrival order);
+it is *valid at V* when ``valid_from <= V < valid_to`` (open end = still true);
+it is *expired at V* when ``expires_at <= V``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["REVISION_COLUMNS", "Query", "get_as_of", "read_as_of", "snapshot", "history"]
+
+#: The columns every revision read selects, in the order Revision is built from.
+REVISION_COLUMNS = """
+    r.seq, r.rev_id, r.memory_id, r.user_id, m.kind, m.key, r.version, r.op,
+    c.text, c.value, c.attributes, c.source, c.reason,
+    r.valid_from, r.valid_to, r.precision, r.valid_source, r.observed_at, r.recorded_at,
+    r.tz, r.expires_at, r.retracted, r.corrected, r.prev_rev, r.supersedes, r.superseded_by,
+    r.origin, e.erased_at"""
+
+_FROM = """
+FROM revisions AS r
+JOIN memories AS m ON m.memory_id = r.memory_id
+LEFT JOIN content AS c ON c.rev_seq = r.seq
+LEFT JOIN erasures AS e ON e.memory_id = r.memory_id"""
+
+# The newest revision of r's memory recorded at or before :known.
+_IS_LATEST = """
+r.seq = (
+    SELECT r2.seq FROM revisions AS r2
+    WHERE r2.memory_id = r.memory_id AND r2.recorded_at <= :known
+    ORDER BY r2.recorded_at DESC, r2.seq DESC
+    LIMIT 1
+)"""
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """A SQL string with its named parameters."""
+
+    sql: str
+    params: dict[str, object]
+
+
+def get_as_of(memory_id: str, known: int) -> Query:
+    """One memory as known at ``known``: a single probe of ``revisions_asof``."""
+    sql = f"""SELECT {REVISION_COLUMNS} {_FROM}
+WHERE r.memory_id = :memory_id AND r.recorded_at <= :known
+ORDER BY r.recorded_at DESC, r.seq DESC
+LIMIT 1"""
+    return Query(sql, {"memory_id": memory_id, "known": known})
+
+
+def read_as_of(
+    user_id: str,
+    *,
+    known: int,
+    valid: int,
+    current_only: bool,
+    include_expired: bool,
+    include_retracted: bool,
+    kind: str | None = None,
+    key: str | None = None,
+) -> Query:
+    """A user's memories as known at ``known``.
+
+    ``current_only`` keeps those valid at ``valid``; expired (at ``valid``) and
+    retracted ones are dropped unless asked for; erased ones never appear.
+    """
+    where = ["r.user_id = :user_id", "r.recorded_at <= :known", _IS_LATEST, "e.memory_id IS NULL"]
+    params: dict[str, object] = {"user_id": user_id, "known": known}
+    if current_only:
+        where.append("r.valid_from <= :valid AND (r.valid_to IS NULL OR r.valid_to > :valid)")
+        params["valid"] = valid
+    if not include_expired:
+        where.append("(r.expires_at IS NULL OR r.expires_at > :valid)")
+        params["valid"] = valid
+    if not include_retracted:
+        where.append("r.retracted = 0")
+    if kind is not None:
+        where.append("m.kind = :kind")
+        params["kind"] = kind
+    if key is not None:
+        where.append("m.key = :key")
+        params["key"] = key
+    sql = f"""SELECT {REVISION_COLUMNS} {_FROM}
+WHERE {" AND ".join(where)}
+ORDER BY r.valid_from, r.recorded_at, r.seq"""
+    return Query(sql, params)
+
+
+def snapshot(user_id: str, known: int) -> Query:
+    """Every revision of a user's memories that the store held at ``known``."""
+    sql = f"""SELECT {REVISION_COLUMNS} {_FROM}
+WHERE r.user_id = :user_id AND r.recorded_at <= :known
+ORDER BY r.recorded_at, r.seq"""
+    return Query(sql, {"user_id": user_id, "known": known})
+
+
+def history(memory_id: str, known: int | None) -> Query:
+    """Every revision of one memory, oldest first (up to ``known`` if given)."""
+    cond = "" if known is None else " AND r.recorded_at <= :known"
+    sql = f"""SELECT {REVISION_COLUMNS} {_FROM}
+WHERE r.memory_id = :memory_id{cond}
+ORDER BY r.recorded_at, r.seq"""
+    params: dict[str, object] = {"memory_id": memory_id}
+    if known is not None:
+        params["known"] = known
+    return Query(sql, params)

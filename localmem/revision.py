@@ -1,0 +1,261 @@
+"""What reads return: immutable revisions, changes between them, snapshots.
+
+A revision is the whole state of a memory after one write. Reads return the
+revision that was current at the read's known_at, with flags computed for the
+read's valid_at (``expired``); ``stale`` is reserved for derived memories.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from .clock import from_micros
+from .interval import ValidTime
+
+__all__ = ["Revision", "Change", "Snapshot", "Erasure", "revision_from_row", "changes"]
+
+
+@dataclass(frozen=True, slots=True)
+class Revision:
+    """One immutable revision of a memory: what it said, when it was true, when known.
+
+    Attributes:
+        rev_id: globally unique, time-ordered id of this revision.
+        memory_id: the memory it belongs to.
+        version: 1 for the first revision of a memory, then 2, 3, ...
+        op: the write that made it: assert, correct, supersede, superseded,
+            expire, retract or derive.
+        text: what the memory says (None once erased).
+        value: structured JSON value (numbers for the fee), if any.
+        valid_from, valid_to: the valid-time interval, half-open; ``valid_to``
+            None means still true.
+        precision: how precisely the valid time is known (day, weekend, ...).
+        valid_source: where the valid time came from: explicit, resolved, assumed.
+        observed_at: when the fact reached the app (the message's send instant).
+        recorded_at: when this store committed the revision.
+        tz: the user's IANA zone, for local day boundaries.
+        expires_at: the instant from which the memory is hidden by default.
+        prev_rev: the revision this one follows (for a correction: what it corrects).
+        supersedes / superseded_by: links along a chain of changing facts.
+        origin: the device id that wrote the revision.
+        expired: whether expires_at had passed at the read's valid_at.
+        retracted: the user revoked the memory.
+        corrected: the memory's content has been corrected at least once.
+        erased: the memory's content was destroyed by a privacy erasure.
+        stale: a derived memory one of whose sources changed (not yet produced:
+            derived memories arrive with replay).
+    """
+
+    rev_id: str
+    memory_id: str
+    user_id: str
+    kind: str
+    key: str | None
+    version: int
+    op: str
+    text: str | None
+    value: Any
+    attributes: dict[str, Any] | None
+    source: Any
+    reason: str | None
+    valid_from: datetime
+    valid_to: datetime | None
+    precision: str
+    valid_source: str
+    observed_at: datetime
+    recorded_at: datetime
+    tz: str
+    expires_at: datetime | None
+    prev_rev: str | None
+    supersedes: str | None
+    superseded_by: str | None
+    origin: str
+    retracted: bool
+    corrected: bool
+    erased: bool
+    expired: bool
+    stale: bool = False
+
+    @property
+    def valid(self) -> ValidTime:
+        """The valid-time interval with its precision and zone."""
+        return ValidTime(self.valid_from, self.valid_to, self.precision, self.tz)
+
+    def valid_at(self, at: datetime) -> bool:
+        """Whether the memory's valid interval contains ``at``."""
+        return self.valid.contains(at)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: times as ISO 8601 UTC strings, plus the rendered interval."""
+        out: dict[str, Any] = {}
+        for name in self.__dataclass_fields__:
+            v = getattr(self, name)
+            out[name] = v.isoformat() if isinstance(v, datetime) else v
+        out["valid"] = str(self.valid)
+        return out
+
+
+def _loads(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+def revision_from_row(row: Sequence[Any], valid_at: int | None) -> Revision:
+    """Build a Revision from a row of ``queries.REVISION_COLUMNS``.
+
+    ``valid_at`` (microseconds) is the read's valid time, for the expired flag.
+    """
+    (
+        _seq, rev_id, memory_id, user_id, kind, key, version, op,
+        text, value, attributes, source, reason,
+        valid_from, valid_to, precision, valid_source, observed_at, recorded_at,
+        tz, expires_at, retracted, corrected, prev_rev, supersedes, superseded_by,
+        origin, erased_at,
+    ) = row
+    return Revision(
+        rev_id=rev_id,
+        memory_id=memory_id,
+        user_id=user_id,
+        kind=kind,
+        key=key,
+        version=version,
+        op=op,
+        text=text,
+        value=_loads(value),
+        attributes=_loads(attributes),
+        source=_loads(source),
+        reason=reason,
+        valid_from=from_micros(valid_from),
+        valid_to=None if valid_to is None else from_micros(valid_to),
+        precision=precision,
+        valid_source=valid_source,
+        observed_at=from_micros(observed_at),
+        recorded_at=from_micros(recorded_at),
+        tz=tz,
+        expires_at=None if expires_at is None else from_micros(expires_at),
+        prev_rev=prev_rev,
+        supersedes=supersedes,
+        superseded_by=superseded_by,
+        origin=origin,
+        retracted=bool(retracted),
+        corrected=bool(corrected),
+        erased=erased_at is not None,
+        expired=expires_at is not None and valid_at is not None and expires_at <= valid_at,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Erasure:
+    """The tombstone of a privacy erasure: which memory, when, by whom, why."""
+
+    memory_id: str
+    user_id: str
+    erased_at: datetime
+    erased_by: str | None
+    reason: str | None
+    tomb_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One entry of a memory's history: what one write changed.
+
+    ``old_*`` describe the memory before the write (None for its first
+    revision); ``new_*`` after it. An erasure is the last entry, with
+    ``op == "erase"``; after it every text in the history reads None.
+    ``link`` is what the write points at: the corrected revision for a
+    correction, the replaced memory for a supersede, the replacing memory for
+    a superseded, the previous revision otherwise.
+    """
+
+    op: str
+    rev_id: str | None
+    version: int | None
+    old_text: str | None
+    new_text: str | None
+    old_value: Any
+    new_value: Any
+    old_valid: ValidTime | None
+    new_valid: ValidTime | None
+    expires_at: datetime | None
+    retracted: bool
+    recorded_at: datetime
+    observed_at: datetime | None
+    source: Any
+    reason: str | None
+    link: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: times as ISO 8601 UTC strings, intervals rendered."""
+        out: dict[str, Any] = {}
+        for name in self.__dataclass_fields__:
+            v = getattr(self, name)
+            if isinstance(v, datetime):
+                v = v.isoformat()
+            elif isinstance(v, ValidTime):
+                v = {"from": v.start.isoformat(), "to": v.end.isoformat() if v.end else None,
+                     "precision": v.precision, "text": str(v)}
+            out[name] = v
+        return out
+
+
+def _link(rev: Revision) -> str | None:
+    if rev.op == "supersede":
+        return rev.supersedes
+    if rev.op == "superseded":
+        return rev.superseded_by
+    return rev.prev_rev
+
+
+def changes(revisions: Sequence[Revision], erasure: Erasure | None) -> list[Change]:
+    """The history of one memory from its revisions (oldest first) and tombstone."""
+    out: list[Change] = []
+    prev: Revision | None = None
+    for rev in revisions:
+        out.append(Change(
+            op=rev.op,
+            rev_id=rev.rev_id,
+            version=rev.version,
+            old_text=prev.text if prev else None,
+            new_text=rev.text,
+            old_value=prev.value if prev else None,
+            new_value=rev.value,
+            old_valid=prev.valid if prev else None,
+            new_valid=rev.valid,
+            expires_at=rev.expires_at,
+            retracted=rev.retracted,
+            recorded_at=rev.recorded_at,
+            observed_at=rev.observed_at,
+            source=rev.source,
+            reason=rev.reason,
+            link=_link(rev),
+        ))
+        prev = rev
+    if erasure is not None:
+        out.append(Change(
+            op="erase", rev_id=None, version=None,
+            old_text=None, new_text=None, old_value=None, new_value=None,
+            old_valid=prev.valid if prev else None, new_valid=None,
+            expires_at=None, retracted=prev.retracted if prev else False,
+            recorded_at=erasure.erased_at, observed_at=None, source=None,
+            reason=erasure.reason, link=erasure.tomb_id,
+        ))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """Everything the store held about a user at ``known_at``, unfiltered.
+
+    ``memories`` is each memory's newest revision at known_at (retracted,
+    expired, superseded and erased ones included, flagged); ``revisions`` is
+    every revision recorded by then, oldest first.
+    """
+
+    user_id: str
+    known_at: datetime
+    memories: tuple[Revision, ...]
+    revisions: tuple[Revision, ...]

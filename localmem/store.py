@@ -1,0 +1,976 @@
+"""The bitemporal store: append-only writes and as-of reads.
+
+Every write appends revisions and never changes one; every read names its
+reference times (``as_of``, or ``known_at`` and ``valid_at`` apart). The rules:
+
+* **known at K**: a memory as known at K is its newest revision recorded at or
+  before K. A revision recorded exactly at K is known at K (half-open).
+* **valid at V**: ``valid_from <= V < valid_to``; an open ``valid_to`` is
+  still true. Expiry is on the same axis: a memory is expired at V when
+  ``expires_at <= V``.
+* Defaults: ``known_at`` is ``as_of`` or else now (the store's clock);
+  ``valid_at`` is ``as_of`` or else ``known_at`` — a read pinned in knowledge
+  is pinned in the world too unless told otherwise.
+* recorded_at comes from the store's clock only and never goes backwards: if
+  the clock reads earlier than the newest revision, the newest time is used.
+
+Writes:
+
+* ``add`` asserts a new memory. With a ``key``, it supersedes the key's current
+  value when it starts later, and is kept as history when it ends before that
+  value starts; any other overlap is refused.
+* ``correct`` says the earlier account was wrong: same memory, new text/value
+  (and, if given, a corrected valid time).
+* ``supersede`` says the world changed: the old memory's interval closes where
+  the new one starts, and both are linked.
+* ``retract`` hides a memory from current reads from now on (history and as-of
+  reads before the retraction still show it). It does not reopen a memory it
+  superseded: correct that one if it is true again.
+* ``expire`` sets or moves the expiry; a date means "visible through that day"
+  in the memory's zone.
+* ``erase`` destroys the content of every revision of a memory and leaves a
+  tombstone; erased memories take no further writes and never appear in reads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import json
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import apsw
+
+from . import queries
+from ._db import APPLICATION_ID, SCHEMA_VERSION, connect, map_errors, schema_sql, transaction
+from .clock import (
+    Clock,
+    Moment,
+    TimeInput,
+    from_micros,
+    is_date_form,
+    parse_time,
+    period_end,
+    system_clock,
+    to_micros,
+    zone,
+)
+from .errors import (
+    ErasedError,
+    InvalidInputError,
+    InvalidIntervalError,
+    InvalidOperationError,
+    NaiveDatetimeError,
+    NotFoundError,
+)
+from .ids import new_id
+from .interval import check_interval, check_precision
+from .revision import Change, Erasure, Revision, Snapshot, changes, revision_from_row
+
+__all__ = ["Store", "open", "UNSET", "StoreInfo", "DoctorReport", "Check"]
+
+
+class _Unset(enum.Enum):
+    UNSET = "UNSET"
+
+
+#: Marks an argument of ``correct`` that was not given (None is a value there).
+UNSET = _Unset.UNSET
+
+_LATEST = 2**62  # "known at the end of time": the newest revision of all
+
+
+def open(path: str | os.PathLike[str] | None = None, *, clock: Clock | None = None) -> Store:
+    """Open the store at ``path``, creating or migrating it as needed.
+
+    Args:
+        path: a database file; ``":memory:"`` for a throwaway store; None for
+            the default file in the user data dir (created with mode 0600).
+        clock: returns an aware datetime; the only source of recorded_at.
+            Defaults to the system clock.
+
+    Raises:
+        CorruptDatabaseError: the file is not a localmem database.
+        SchemaVersionError: the file was written by a newer localmem.
+    """
+    conn = connect(path)
+    return Store(conn, clock=clock or system_clock)
+
+
+def _text(value: object, name: str = "text") -> str:
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{name}={value!r} is not text: expected a non-empty string")
+    if not value.strip():
+        raise InvalidInputError(f"{name}={value!r} is empty: expected a non-empty string")
+    return value
+
+
+def _optional_text(value: object, name: str) -> str | None:
+    return None if value is None else _text(value, name)
+
+
+def _json(value: object, name: str) -> str | None:
+    if value is None:
+        return None
+    try:
+        return json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(
+            f"{name}={value!r} is not JSON-serialisable: expected numbers, strings, "
+            f"booleans, None, lists and dicts with string keys ({exc})"
+        ) from exc
+
+
+def _attributes(value: object) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
+        raise InvalidInputError(
+            f"attributes={value!r} is not acceptable: expected a dict with string keys"
+        )
+    return _json(dict(value), "attributes")
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One check made by ``doctor``: its name, whether it passed, and what it found."""
+
+    name: str
+    ok: bool
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class DoctorReport:
+    """The result of ``Store.doctor()``: ``ok`` when every check passed."""
+
+    checks: tuple[Check, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+
+@dataclass(frozen=True, slots=True)
+class StoreInfo:
+    """What ``Store.info()`` reports about a database file."""
+
+    path: str
+    schema_version: int
+    device_id: str
+    users: int
+    memories: int
+    revisions: int
+    erasures: int
+    size_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class _State:
+    """The fields a write copies forward from a memory's newest revision."""
+
+    rev: Revision
+    seq: int
+
+
+class Store:
+    """A localmem database: append-only memories with two clocks.
+
+    Use :func:`localmem.open` to get one. A Store wraps one connection and is
+    not shared between threads; open one Store per thread or process.
+    """
+
+    def __init__(self, conn: apsw.Connection, *, clock: Clock = system_clock) -> None:
+        self._conn = conn
+        self._clock = clock
+        self._checkpoint_pending = False
+        self.device_id: str = conn.execute(
+            "SELECT value FROM store_meta WHERE name = 'device_id'"
+        ).get
+
+    # -- lifecycle ---------------------------------------------------------
+
+    @property
+    def path(self) -> str:
+        """The database file name (``""`` for an in-memory store)."""
+        return str(self._conn.filename)
+
+    @property
+    def connection(self) -> apsw.Connection:
+        """The underlying apsw connection, for read-only inspection."""
+        return self._conn
+
+    def close(self) -> None:
+        """Close the connection (optimising the query planner's statistics first)."""
+        with contextlib.suppress(apsw.Error):
+            self._conn.pragma("optimize")
+        self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[Store]:
+        """Group writes into one transaction: all of them commit, or none."""
+        with transaction(self._conn):
+            yield self
+        self._after_commit()
+
+    # -- time --------------------------------------------------------------
+
+    def _now(self) -> datetime:
+        now = self._clock()
+        if not isinstance(now, datetime):
+            raise InvalidInputError(f"the clock returned {now!r}: expected an aware datetime")
+        if now.tzinfo is None or now.utcoffset() is None:
+            raise NaiveDatetimeError(
+                f"the clock returned a naive datetime {now.isoformat()!r}: expected an aware one"
+            )
+        return now
+
+    def _recorded_now(self) -> int:
+        """The recorded_at of a write now: the clock, never before the newest row."""
+        newest = self._conn.execute(
+            "SELECT max((SELECT max(recorded_at) FROM revisions),"
+            " (SELECT max(erased_at) FROM erasures))"
+        ).get
+        now = to_micros(self._now())
+        return now if newest is None or now >= newest else int(newest)
+
+    def _user_zone(self, user_id: str) -> str | None:
+        return self._conn.execute(
+            "SELECT tz FROM revisions WHERE user_id = ? ORDER BY recorded_at DESC, seq DESC LIMIT 1",
+            (user_id,),
+        ).get
+
+    def _axes(
+        self,
+        as_of: TimeInput | None,
+        known_at: TimeInput | None,
+        valid_at: TimeInput | None,
+        tz: ZoneInfo,
+    ) -> tuple[int, int]:
+        """(known, valid) in microseconds: see the module docstring for the defaults."""
+        base = None if as_of is None else to_micros(parse_time(as_of, name="as_of", tz=tz).at)
+        if known_at is not None:
+            known = to_micros(parse_time(known_at, name="known_at", tz=tz).at)
+        else:
+            known = base if base is not None else to_micros(self._now())
+        if valid_at is not None:
+            valid = to_micros(parse_time(valid_at, name="valid_at", tz=tz).at)
+        else:
+            valid = base if base is not None else known
+        return known, valid
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[int]:
+        with transaction(self._conn):
+            yield self._recorded_now()
+        self._after_commit()
+
+    def _after_commit(self) -> None:
+        # After an erase, copy the WAL into the main file and truncate it, so
+        # the erased words leave the WAL as soon as no transaction needs them.
+        if self._checkpoint_pending and self._conn.getautocommit():
+            self._checkpoint_pending = False
+            if self.path not in ("", ":memory:"):
+                with map_errors():
+                    self._conn.wal_checkpoint(mode=apsw.SQLITE_CHECKPOINT_TRUNCATE)
+
+    # -- lookups used by writes -------------------------------------------
+
+    def resolve_id(self, prefix: str) -> str:
+        """The memory id that starts with ``prefix`` (case-insensitive).
+
+        Raises:
+            NotFoundError: no memory, or more than one, has that prefix.
+        """
+        if not isinstance(prefix, str) or not prefix.strip():
+            raise NotFoundError(f"memory id {prefix!r} is not an id: expected a memory id")
+        p = prefix.strip().upper()
+        rows = self._conn.execute(
+            "SELECT memory_id FROM memories WHERE memory_id >= ? AND memory_id < ? "
+            "ORDER BY memory_id LIMIT 2",
+            (p, p + "~"),
+        ).fetchall()
+        if not rows:
+            raise NotFoundError(f"no memory with id {prefix!r}")
+        if len(rows) > 1 and rows[0][0] != p:
+            raise NotFoundError(f"memory id prefix {prefix!r} is ambiguous: give more characters")
+        return str(rows[0][0])
+
+    def _state(self, memory_id: str, *, writable: bool = True) -> _State:
+        """The newest revision of a memory (for a write to follow)."""
+        if not isinstance(memory_id, str):
+            raise NotFoundError(f"memory id {memory_id!r} is not an id: expected a string")
+        q = queries.get_as_of(memory_id, _LATEST)
+        row = self._conn.execute(q.sql, q.params).fetchone()
+        if row is None:
+            raise NotFoundError(f"no memory with id {memory_id!r}")
+        rev = revision_from_row(row, None)
+        if writable and rev.erased:
+            raise ErasedError(f"memory {memory_id!r} was erased: it takes no more writes")
+        return _State(rev, int(row[0]))
+
+    def _zone_for(self, tz: str | ZoneInfo | None, user_id: str) -> ZoneInfo:
+        if tz is not None:
+            return zone(tz)
+        return zone(self._user_zone(user_id) or "UTC")
+
+    # -- the append ----------------------------------------------------------
+
+    def _append(
+        self,
+        *,
+        memory_id: str,
+        user_id: str,
+        version: int,
+        op: str,
+        valid_from: int,
+        valid_to: int | None,
+        precision: str,
+        valid_source: str,
+        observed_at: int,
+        recorded_at: int,
+        tz: str,
+        expires_at: int | None,
+        retracted: bool,
+        corrected: bool,
+        prev_rev: str | None,
+        supersedes: str | None,
+        superseded_by: str | None,
+        text: str,
+        value: str | None,
+        attributes: str | None,
+        source: str | None,
+        reason: str | None,
+    ) -> str:
+        rev_id = new_id(recorded_at)
+        self._conn.execute(
+            "INSERT INTO revisions (rev_id, memory_id, user_id, version, op, valid_from, valid_to,"
+            " precision, valid_source, observed_at, recorded_at, tz, expires_at, retracted,"
+            " corrected, prev_rev, supersedes, superseded_by, origin)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (rev_id, memory_id, user_id, version, op, valid_from, valid_to, precision,
+             valid_source, observed_at, recorded_at, tz, expires_at, int(retracted),
+             int(corrected), prev_rev, supersedes, superseded_by, self.device_id),
+        )
+        self._conn.execute(
+            "INSERT INTO content (rev_seq, memory_id, text, value, attributes, source, reason)"
+            " VALUES (?,?,?,?,?,?,?)",
+            (self._conn.last_insert_rowid(), memory_id, text, value, attributes, source, reason),
+        )
+        return rev_id
+
+    def _follow(self, state: _State, recorded_at: int, op: str, **changes: Any) -> str:
+        """Append a revision that copies ``state`` forward with ``changes``."""
+        rev = state.rev
+        row: dict[str, Any] = {
+            "memory_id": rev.memory_id,
+            "user_id": rev.user_id,
+            "version": rev.version + 1,
+            "op": op,
+            "valid_from": to_micros(rev.valid_from),
+            "valid_to": None if rev.valid_to is None else to_micros(rev.valid_to),
+            "precision": rev.precision,
+            "valid_source": rev.valid_source,
+            "observed_at": recorded_at,
+            "recorded_at": recorded_at,
+            "tz": rev.tz,
+            "expires_at": None if rev.expires_at is None else to_micros(rev.expires_at),
+            "retracted": rev.retracted,
+            "corrected": rev.corrected,
+            "prev_rev": rev.rev_id,
+            "supersedes": rev.supersedes,
+            "superseded_by": rev.superseded_by,
+            "text": rev.text,
+            "value": _json(rev.value, "value"),
+            "attributes": _json(rev.attributes, "attributes"),
+            "source": _json(rev.source, "source"),
+            "reason": None,
+        }
+        row.update(changes)
+        return self._append(**row)
+
+    def _fetch(self, rev_id: str, valid_at: int | None) -> Revision:
+        row = self._conn.execute(
+            f"SELECT {queries.REVISION_COLUMNS} FROM revisions AS r"
+            " JOIN memories AS m ON m.memory_id = r.memory_id"
+            " LEFT JOIN content AS c ON c.rev_seq = r.seq"
+            " LEFT JOIN erasures AS e ON e.memory_id = r.memory_id"
+            " WHERE r.rev_id = ?",
+            (rev_id,),
+        ).fetchone()
+        return revision_from_row(row, valid_at)
+
+    # -- writes ----------------------------------------------------------------
+
+    def add(
+        self,
+        text: str,
+        *,
+        user_id: str,
+        observed_at: TimeInput | None = None,
+        tz: str | ZoneInfo | None = None,
+        valid_from: TimeInput | None = None,
+        valid_to: TimeInput | None = None,
+        precision: str | None = None,
+        expires: TimeInput | None = None,
+        key: str | None = None,
+        supersedes: str | None = None,
+        kind: str = "fact",
+        value: Any = None,
+        attributes: Mapping[str, Any] | None = None,
+        source: Any = None,
+        reason: str | None = None,
+    ) -> Revision:
+        """Assert a new memory.
+
+        Args:
+            text: what the memory says.
+            user_id: whom it is about.
+            observed_at: when the fact reached the app (default: now).
+            tz: the user's IANA zone (default: the zone last given for this
+                user, else UTC). Calendar dates are read in it.
+            valid_from: when it became true. Without it the valid time is
+                *assumed* to start at observed_at, with precision instant.
+            valid_to: when it stopped being true (exclusive); None = still true.
+            precision: how precise the valid time is; defaults from the form of
+                valid_from (a date is a day, "2023-05" a month, ...).
+            expires: hide it from default reads after this: a date means
+                "through that local day", an instant means from that instant.
+            key: a slot like ``home_city``; a new value supersedes the current one.
+            supersedes: the id of a memory this one replaces (explicit chain).
+            kind: a free label (fact, preference, event, ...).
+            value: a JSON value (numbers, for the fee).
+            attributes: a dict of JSON values, for filters.
+            source: provenance (session, message id, import batch): JSON.
+            reason: why this was recorded.
+
+        Returns:
+            The new memory's first revision.
+
+        Raises:
+            InvalidInputError: bad text, ids, JSON or precision.
+            NaiveDatetimeError, InvalidTimeError, InvalidIntervalError,
+            UnknownZoneError: bad times or zone.
+            NotFoundError, InvalidOperationError: a bad ``supersedes`` target.
+        """
+        _text(text)
+        _text(user_id, "user_id")
+        _text(kind, "kind")
+        _optional_text(key, "key")
+        _optional_text(reason, "reason")
+        if precision is not None:
+            check_precision(precision)
+        if tz is not None:
+            zone(tz)
+        encoded = (_json(value, "value"), _attributes(attributes), _json(source, "source"))
+        with self._write() as now:
+            z = self._zone_for(tz, user_id)
+            rev_id = self._assert(
+                text, user_id=user_id, now=now, zone_=z, observed_at=observed_at,
+                valid_from=valid_from, valid_to=valid_to, precision=precision, expires=expires,
+                key=key, supersedes=supersedes, kind=kind, encoded=encoded, reason=reason,
+            )
+            return self._fetch(rev_id, now)
+
+    def _assert(
+        self,
+        text: str,
+        *,
+        user_id: str,
+        now: int,
+        zone_: ZoneInfo,
+        observed_at: TimeInput | None,
+        valid_from: TimeInput | None,
+        valid_to: TimeInput | None,
+        precision: str | None,
+        expires: TimeInput | None,
+        key: str | None,
+        supersedes: str | None,
+        kind: str,
+        encoded: tuple[str | None, str | None, str | None],
+        reason: str | None,
+    ) -> str:
+        observed = (
+            now if observed_at is None
+            else to_micros(parse_time(observed_at, name="observed_at", tz=zone_).at)
+        )
+        if valid_from is not None:
+            start = parse_time(valid_from, name="valid_from", tz=zone_)
+            vf, prec, vsrc = to_micros(start.at), precision or start.precision, "explicit"
+        else:
+            vf, prec, vsrc = observed, precision or "instant", "assumed"
+        vt = None
+        if valid_to is not None:
+            end = parse_time(valid_to, name="valid_to", tz=zone_).at
+            check_interval(from_micros(vf), end)
+            vt = to_micros(end)
+        exp = self._expiry(expires, zone_)
+
+        old: _State | None = None
+        if supersedes is not None:
+            old = self._state(supersedes)
+            self._check_supersedable(old, user_id, vf)
+            if key is None:
+                key = old.rev.key
+        elif key is not None:
+            old = self._key_head(user_id, key, vf, vt)
+
+        memory_id = new_id(now)
+        self._conn.execute(
+            "INSERT INTO memories (memory_id, user_id, kind, key, created_at) VALUES (?,?,?,?,?)",
+            (memory_id, user_id, kind, key, now),
+        )
+        value, attributes, source = encoded
+        rev_id = self._append(
+            memory_id=memory_id, user_id=user_id, version=1,
+            op="supersede" if old else "assert",
+            valid_from=vf, valid_to=vt, precision=prec, valid_source=vsrc,
+            observed_at=observed, recorded_at=now, tz=zone_.key, expires_at=exp,
+            retracted=False, corrected=False, prev_rev=None,
+            supersedes=old.rev.memory_id if old else None, superseded_by=None,
+            text=text, value=value, attributes=attributes, source=source, reason=reason,
+        )
+        if old is not None:
+            old_to = old.rev.valid_to
+            closes = old_to is None or to_micros(old_to) > vf
+            self._follow(
+                old, now, "superseded",
+                observed_at=observed,
+                valid_to=vf if closes else to_micros(old_to),  # type: ignore[arg-type]
+                superseded_by=memory_id,
+                reason=reason,
+            )
+        return rev_id
+
+    def _expiry(self, expires: TimeInput | None, z: ZoneInfo) -> int | None:
+        if expires is None:
+            return None
+        moment: Moment = parse_time(expires, name="expires", tz=z)
+        return to_micros(period_end(moment, z))
+
+    def _check_supersedable(self, old: _State, user_id: str, valid_from: int) -> None:
+        rev = old.rev
+        if rev.user_id != user_id:
+            raise InvalidOperationError(
+                f"memory {rev.memory_id!r} belongs to user {rev.user_id!r}, not {user_id!r}: "
+                "a memory can only be superseded by one about the same user"
+            )
+        if rev.retracted:
+            raise InvalidOperationError(f"memory {rev.memory_id!r} is retracted: nothing to supersede")
+        if rev.superseded_by is not None:
+            raise InvalidOperationError(
+                f"memory {rev.memory_id!r} is already superseded by {rev.superseded_by!r}: "
+                "supersede that one instead"
+            )
+        if valid_from <= to_micros(rev.valid_from):
+            raise InvalidIntervalError(
+                f"valid_from={from_micros(valid_from).isoformat()!r} is not after the superseded "
+                f"memory's start {rev.valid_from.isoformat()!r}: a new fact must start after the "
+                "one it replaces (use correct() if the old account was wrong)"
+            )
+
+    def _key_head(self, user_id: str, key: str, vf: int, vt: int | None) -> _State | None:
+        """The memory a new value for ``key`` supersedes (None: keep both apart)."""
+        ids = [r[0] for r in self._conn.execute(
+            "SELECT m.memory_id FROM memories AS m WHERE m.user_id = ? AND m.key = ?"
+            " AND NOT EXISTS (SELECT 1 FROM erasures AS e WHERE e.memory_id = m.memory_id)",
+            (user_id, key),
+        )]
+        heads = [s for s in (self._state(i) for i in ids)
+                 if not s.rev.retracted and s.rev.superseded_by is None]
+        if not heads:
+            return None
+        head = max(heads, key=lambda s: (s.rev.valid_from, s.rev.recorded_at))
+        start = to_micros(head.rev.valid_from)
+        if vf > start:
+            return head
+        if vt is not None and vt <= start:
+            return None  # an earlier value of the key: history, not a change
+        raise InvalidIntervalError(
+            f"key {key!r} of user {user_id!r} already holds {head.rev.text!r} from "
+            f"{head.rev.valid_from.isoformat()!r}: a new value must start after it (it then "
+            "supersedes it) or end at or before it (it is then history)"
+        )
+
+    def correct(
+        self,
+        memory_id: str,
+        *,
+        text: str | _Unset = UNSET,
+        value: Any = UNSET,
+        valid_from: TimeInput | _Unset = UNSET,
+        valid_to: TimeInput | None | _Unset = UNSET,
+        precision: str | _Unset = UNSET,
+        attributes: Mapping[str, Any] | None | _Unset = UNSET,
+        observed_at: TimeInput | None = None,
+        source: Any = UNSET,
+        reason: str | None = None,
+    ) -> Revision:
+        """Record that the earlier account was wrong: same memory, new content.
+
+        Only the arguments given change; ``value=None`` clears the value,
+        ``valid_to=None`` reopens the interval.
+
+        Raises:
+            NotFoundError: no such memory.
+            ErasedError: the memory was erased.
+            InvalidOperationError: it is retracted, or nothing would change.
+        """
+        if text is not UNSET:
+            _text(text)
+        if precision is not UNSET:
+            check_precision(precision)
+        _optional_text(reason, "reason")
+        new_value = _json(value, "value") if value is not UNSET else UNSET
+        new_attrs = _attributes(attributes) if attributes is not UNSET else UNSET
+        new_source = _json(source, "source") if source is not UNSET else UNSET
+        with self._write() as now:
+            state = self._state(memory_id)
+            rev = state.rev
+            if rev.retracted:
+                raise InvalidOperationError(
+                    f"memory {memory_id!r} is retracted: add a new memory instead of correcting it"
+                )
+            z = zone(rev.tz)
+            changes: dict[str, Any] = {}
+            if text is not UNSET and text != rev.text:
+                changes["text"] = text
+            if new_value is not UNSET and new_value != _json(rev.value, "value"):
+                changes["value"] = new_value
+            if new_attrs is not UNSET and new_attrs != _json(rev.attributes, "attributes"):
+                changes["attributes"] = new_attrs
+            vf, vt = to_micros(rev.valid_from), (None if rev.valid_to is None
+                                                  else to_micros(rev.valid_to))
+            if valid_from is not UNSET:
+                start = parse_time(valid_from, name="valid_from", tz=z)
+                vf = to_micros(start.at)
+                if precision is UNSET and start.precision != rev.precision and start.is_date:
+                    changes["precision"] = start.precision
+            if valid_to is not UNSET:
+                vt = None if valid_to is None else to_micros(
+                    parse_time(valid_to, name="valid_to", tz=z).at)
+            check_interval(from_micros(vf), None if vt is None else from_micros(vt))
+            if vf != to_micros(rev.valid_from):
+                changes["valid_from"] = vf
+                changes["valid_source"] = "explicit"
+            if vt != (None if rev.valid_to is None else to_micros(rev.valid_to)):
+                changes["valid_to"] = vt
+            if precision is not UNSET and precision != rev.precision:
+                changes["precision"] = precision
+            if not changes:
+                raise InvalidOperationError(
+                    f"correct({memory_id!r}) changes nothing: give a different text, value, "
+                    "attributes, valid time or precision"
+                )
+            if new_source is not UNSET:
+                changes["source"] = new_source
+            if observed_at is not None:
+                changes["observed_at"] = to_micros(
+                    parse_time(observed_at, name="observed_at", tz=z).at)
+            rev_id = self._follow(state, now, "correct", corrected=True, reason=reason, **changes)
+            return self._fetch(rev_id, now)
+
+    def supersede(
+        self,
+        memory_id: str,
+        text: str,
+        *,
+        valid_from: TimeInput | None = None,
+        valid_to: TimeInput | None = None,
+        precision: str | None = None,
+        observed_at: TimeInput | None = None,
+        expires: TimeInput | None = None,
+        value: Any = None,
+        attributes: Mapping[str, Any] | None = None,
+        source: Any = None,
+        reason: str | None = None,
+    ) -> Revision:
+        """Record that the world changed: a new memory replaces ``memory_id`` from valid_from.
+
+        The old memory stays true for its interval, which now closes at the new
+        valid_from; the two are linked (``superseded_by`` / ``supersedes``).
+        The new memory keeps the old one's user, kind, key and zone.
+
+        Raises:
+            NotFoundError, ErasedError: no such memory, or erased.
+            InvalidOperationError: it is retracted or already superseded.
+            InvalidIntervalError: the new fact does not start after the old one.
+        """
+        _text(text)
+        _optional_text(reason, "reason")
+        if precision is not None:
+            check_precision(precision)
+        encoded = (_json(value, "value"), _attributes(attributes), _json(source, "source"))
+        with self._write() as now:
+            old = self._state(memory_id).rev
+            rev_id = self._assert(
+                text, user_id=old.user_id, now=now, zone_=zone(old.tz), observed_at=observed_at,
+                valid_from=valid_from, valid_to=valid_to, precision=precision, expires=expires,
+                key=old.key, supersedes=memory_id, kind=old.kind, encoded=encoded, reason=reason,
+            )
+            return self._fetch(rev_id, now)
+
+    def retract(
+        self, memory_id: str, reason: str | None = None, *, observed_at: TimeInput | None = None
+    ) -> Revision:
+        """Record that the user revoked a memory ("forget that").
+
+        It disappears from current reads; history and as-of reads from before
+        the retraction still show it.
+
+        Raises:
+            NotFoundError, ErasedError: no such memory, or erased.
+            InvalidOperationError: it is already retracted.
+        """
+        _optional_text(reason, "reason")
+        with self._write() as now:
+            state = self._state(memory_id)
+            if state.rev.retracted:
+                raise InvalidOperationError(f"memory {memory_id!r} is already retracted")
+            obs = now if observed_at is None else to_micros(
+                parse_time(observed_at, name="observed_at", tz=zone(state.rev.tz)).at)
+            rev_id = self._follow(state, now, "retract", retracted=True, reason=reason,
+                                  observed_at=obs)
+            return self._fetch(rev_id, now)
+
+    def expire(
+        self, memory_id: str, on: TimeInput, *, reason: str | None = None
+    ) -> Revision:
+        """Set or move a memory's expiry.
+
+        Args:
+            memory_id: the memory.
+            on: a date (the memory stays visible through that local day in the
+                memory's zone) or an instant (hidden from that instant on).
+            reason: why.
+
+        Raises:
+            NotFoundError, ErasedError: no such memory, or erased.
+            InvalidOperationError: it is retracted, or already expires then.
+        """
+        _optional_text(reason, "reason")
+        with self._write() as now:
+            state = self._state(memory_id)
+            if state.rev.retracted:
+                raise InvalidOperationError(f"memory {memory_id!r} is retracted: nothing to expire")
+            exp = self._expiry(on, zone(state.rev.tz))
+            if state.rev.expires_at is not None and to_micros(state.rev.expires_at) == exp:
+                raise InvalidOperationError(
+                    f"memory {memory_id!r} already expires at {state.rev.expires_at.isoformat()!r}"
+                )
+            rev_id = self._follow(state, now, "expire", expires_at=exp, reason=reason)
+            return self._fetch(rev_id, now)
+
+    def erase(self, memory_id: str, reason: str | None = None, *, by: str | None = None) -> Erasure:
+        """Destroy the content of every revision of a memory (privacy erasure).
+
+        The words are removed from the content table and the full-text index,
+        freed pages are zeroed, and the WAL is checkpointed and truncated once
+        the transaction commits. A tombstone (who, when, why) remains, as do the
+        revision rows without their content. Keep ``reason`` free of the erased
+        content: it is kept.
+
+        Raises:
+            NotFoundError: no such memory.
+            ErasedError: it is already erased.
+        """
+        _optional_text(reason, "reason")
+        _optional_text(by, "by")
+        with self._write() as now:
+            rev = self._state(memory_id).rev
+            tomb_id = new_id(now)
+            self._conn.execute(
+                "INSERT INTO erasures (memory_id, tomb_id, user_id, erased_at, erased_by, reason,"
+                " origin) VALUES (?,?,?,?,?,?,?)",
+                (memory_id, tomb_id, rev.user_id, now, by, reason, self.device_id),
+            )
+            self._checkpoint_pending = True
+            erasure = Erasure(memory_id, rev.user_id, from_micros(now), by, reason, tomb_id)
+        return erasure
+
+    # -- reads -----------------------------------------------------------------
+
+    def get(
+        self,
+        memory_id: str,
+        *,
+        as_of: TimeInput | None = None,
+        known_at: TimeInput | None = None,
+        valid_at: TimeInput | None = None,
+    ) -> Revision | None:
+        """A memory as known at known_at, flagged for valid_at.
+
+        Unlike ``read``, ``get`` does not hide a memory that is retracted,
+        expired or outside its valid time: it returns it with its flags (use
+        ``rev.valid_at(t)``).
+
+        Returns:
+            The newest revision recorded at or before known_at, or None if the
+            memory was not yet known then.
+
+        Raises:
+            NotFoundError: no memory has this id.
+        """
+        if not isinstance(memory_id, str):
+            raise NotFoundError(f"memory id {memory_id!r} is not an id: expected a string")
+        z = zone("UTC")
+        if any(is_date_form(a) for a in (as_of, known_at, valid_at)):
+            z = zone(self._state(memory_id, writable=False).rev.tz)
+        known, valid = self._axes(as_of, known_at, valid_at, z)
+        q = queries.get_as_of(memory_id, known)
+        with map_errors():
+            row = self._conn.execute(q.sql, q.params).fetchone()
+        if row is None:
+            self._state(memory_id, writable=False)  # raises NotFoundError if unknown
+            return None
+        return revision_from_row(row, valid)
+
+    def read(
+        self,
+        user_id: str,
+        *,
+        as_of: TimeInput | None = None,
+        known_at: TimeInput | None = None,
+        valid_at: TimeInput | None = None,
+        current_only: bool = True,
+        include_expired: bool = False,
+        include_retracted: bool = False,
+        kind: str | None = None,
+        key: str | None = None,
+    ) -> list[Revision]:
+        """A user's memories as known at known_at.
+
+        Args:
+            current_only: keep only memories valid at valid_at (the default);
+                False gives every valid interval known at known_at (history).
+            include_expired: keep memories expired at valid_at (flagged).
+            include_retracted: keep retracted memories (flagged).
+            kind, key: keep only this kind / key.
+
+        Returns:
+            Each memory's newest revision at known_at, ordered by valid_from.
+            Erased memories never appear.
+        """
+        _text(user_id, "user_id")
+        _optional_text(kind, "kind")
+        _optional_text(key, "key")
+        z = self._zone_for(None, user_id)
+        known, valid = self._axes(as_of, known_at, valid_at, z)
+        q = queries.read_as_of(
+            user_id, known=known, valid=valid, current_only=current_only,
+            include_expired=include_expired, include_retracted=include_retracted,
+            kind=kind, key=key,
+        )
+        with map_errors():
+            return [revision_from_row(row, valid) for row in self._conn.execute(q.sql, q.params)]
+
+    def snapshot(self, user_id: str, *, known_at: TimeInput | None = None) -> Snapshot:
+        """Everything the store held about a user at known_at, with no filter.
+
+        The answer to "you forgot": every revision recorded by then, and each
+        memory's newest revision then, retracted, expired, superseded and
+        erased ones included (flags are computed at known_at).
+        """
+        _text(user_id, "user_id")
+        z = self._zone_for(None, user_id)
+        known, _ = self._axes(None, known_at, None, z)
+        q = queries.snapshot(user_id, known)
+        with map_errors():
+            revisions = [revision_from_row(r, known) for r in self._conn.execute(q.sql, q.params)]
+        latest: dict[str, Revision] = {}
+        for rev in revisions:
+            latest[rev.memory_id] = rev
+        memories = sorted(latest.values(), key=lambda r: (r.valid_from, r.recorded_at))
+        return Snapshot(user_id, from_micros(known), tuple(memories), tuple(revisions))
+
+    def history(self, memory_id: str, *, known_at: TimeInput | None = None) -> list[Change]:
+        """Every change to one memory, oldest first, ending with its erasure if any.
+
+        Args:
+            known_at: only the changes recorded by then (default: all).
+
+        Raises:
+            NotFoundError: no memory has this id.
+        """
+        state = self._state(memory_id, writable=False)
+        known = None
+        if known_at is not None:
+            known, _ = self._axes(None, known_at, None, zone(state.rev.tz))
+        q = queries.history(memory_id, known)
+        with map_errors():
+            revs = [revision_from_row(r, None) for r in self._conn.execute(q.sql, q.params)]
+            erasure = self.erasure(memory_id)
+        if erasure is not None and known is not None and to_micros(erasure.erased_at) > known:
+            erasure = None
+        return changes(revs, erasure)
+
+    def erasure(self, memory_id: str) -> Erasure | None:
+        """The tombstone of a memory's erasure, or None if it was not erased."""
+        row = self._conn.execute(
+            "SELECT memory_id, user_id, erased_at, erased_by, reason, tomb_id FROM erasures"
+            " WHERE memory_id = ?",
+            (memory_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        return Erasure(row[0], row[1], from_micros(row[2]), row[3], row[4], row[5])
+
+    def chain(self, memory_id: str) -> list[str]:
+        """The ids of a chain of changing facts, oldest first, that contains ``memory_id``."""
+        rev = self._state(memory_id, writable=False).rev
+        back: list[str] = []
+        cur: str | None = rev.supersedes
+        while cur is not None and cur not in back:
+            back.append(cur)
+            cur = self._state(cur, writable=False).rev.supersedes
+        forward: list[str] = []
+        cur = rev.superseded_by
+        while cur is not None and cur not in forward:
+            forward.append(cur)
+            cur = self._state(cur, writable=False).rev.superseded_by
+        return [*reversed(back), memory_id, *forward]
+
+    def users(self) -> list[str]:
+        """Every user id with at least one memory, sorted."""
+        return [r[0] for r in self._conn.execute(
+            "SELECT DISTINCT user_id FROM memories ORDER BY user_id")]
+
+    # -- the file ----------------------------------------------------------------
+
+    def info(self) -> StoreInfo:
+        """Counts and identity of this database file."""
+        c = self._conn
+        size = 0
+        if self.path not in ("", ":memory:"):
+            size = sum(Path(self.path + s).stat().st_size
+                       for s in ("", "-wal") if Path(self.path + s).exists())
+        return StoreInfo(
+            path=self.path or ":memory:",
+            schema_version=c.pragma("user_version"),
+            device_id=self.device_id,
+            users=c.execute("SELECT count(DISTINCT user_id) FROM memories").get,
+            memories=c.execute("SELECT count(*) FROM memories").get,
+            revisions=c.execute("SELECT count(*) FROM revisions").get,
+            erasures=c.execute("SELECT count(*) FROM erasures").get,
+            size_bytes=size,
+        )
+
+    def doctor(self) -> DoctorReport:
+        """Check the file: SQLite's integrity, the FTS index, and localmem's invariants."""
+        from . import doctor
+
+        with map_errors():
+            return DoctorReport(tuple(doctor.run_checks(
+                self._conn, schema_sql(), SCHEMA_VERSION, APPLICATION_ID)))

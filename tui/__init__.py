@@ -1,0 +1,1 @@
+"""The localmem terminal UI (Textual). It arrives with its own issue."""

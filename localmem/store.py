@@ -248,7 +248,9 @@ class Store:
 
     def _user_zone(self, user_id: str) -> str | None:
         return self._conn.execute(
-            "SELECT tz FROM revisions WHERE user_id = ? ORDER BY recorded_at DESC, seq DESC LIMIT 1",
+            # Only a memory's first revision is given a zone; later ones copy it.
+            "SELECT tz FROM revisions WHERE user_id = ? AND version = 1"
+            " ORDER BY recorded_at DESC, seq DESC LIMIT 1",
             (user_id,),
         ).get
 

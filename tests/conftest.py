@@ -1,0 +1,62 @@
+"""Shared fixtures: a store on a frozen clock, in memory or in a file."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+import localmem
+from localmem.testing import FrozenClock
+
+# CI: fixed examples, no flakes, bounded time. `thorough`: many more examples,
+# for local runs before a semantic change lands (HYPOTHESIS_PROFILE=thorough).
+settings.register_profile(
+    "ci", derandomize=True, max_examples=60, deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "thorough", max_examples=2000, deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture
+def clock() -> FrozenClock:
+    """A clock that stands still until a test moves it."""
+    return FrozenClock("2026-03-02T08:00:00Z")
+
+
+@pytest.fixture
+def store(clock: FrozenClock) -> Iterator[localmem.Store]:
+    """An in-memory store on the frozen clock."""
+    s = localmem.open(":memory:", clock=clock)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    """A path for a database file that does not exist yet."""
+    return tmp_path / "mem.db"
+
+
+@pytest.fixture
+def file_store(db_path: Path, clock: FrozenClock) -> Iterator[localmem.Store]:
+    """A store in a file on the frozen clock."""
+    s = localmem.open(db_path, clock=clock)
+    yield s
+    s.close()
+
+
+@pytest.fixture(autouse=True)
+def _no_default_db(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep every test away from the user's real data dir."""
+    home = tmp_path_factory.mktemp("data-home")
+    monkeypatch.setenv("XDG_DATA_HOME", str(home))
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("LOCALMEM_DB", raising=False)

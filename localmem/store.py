@@ -240,11 +240,12 @@ class Store:
     def _recorded_now(self) -> int:
         """The recorded_at of a write now: the clock, never before the newest row."""
         newest = self._conn.execute(
-            "SELECT max((SELECT max(recorded_at) FROM revisions),"
-            " (SELECT max(erased_at) FROM erasures))"
+            # Two-argument max() is NULL if either is; coalesce keeps the other.
+            "SELECT max(coalesce((SELECT max(recorded_at) FROM revisions), -9e18),"
+            " coalesce((SELECT max(erased_at) FROM erasures), -9e18))"
         ).get
         now = to_micros(self._now())
-        return now if newest is None or now >= newest else int(newest)
+        return max(now, int(newest))
 
     def _user_zone(self, user_id: str) -> str | None:
         return self._conn.execute(

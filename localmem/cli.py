@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo
 
 from . import demo
 from ._db import default_path
+from .clock import Clock, parse_time, zone
 from .errors import InvalidInputError, LocalmemError
 from .revision import Change, Revision, Snapshot
 from .store import UNSET, Store
@@ -269,6 +270,13 @@ def cmd_doctor(store: Store, args: argparse.Namespace) -> int:
     return 0 if report.ok else EXIT_ERROR
 
 
+def _clock(now: str | None) -> Clock | None:
+    if now is None:
+        return None
+    fixed = parse_time(now, name="--now", tz=zone("UTC")).at
+    return lambda: fixed
+
+
 def demo_path(db: str | None) -> Path:
     """Where ``localmem demo`` writes: beside the user's database, never in it."""
     if db and db != ":memory:":
@@ -306,6 +314,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="database file (default: $LOCALMEM_DB, else the user data dir)")
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                         help="print JSON instead of text")
+    common.add_argument("--now", default=argparse.SUPPRESS,
+                        help="use this instant as the store's clock (scripted imports, tests); "
+                             "recorded time still never goes backwards")
     reads = argparse.ArgumentParser(add_help=False)
     reads.add_argument("--as-of", help="fix 'now' for the read: known_at = valid_at = AS_OF")
     reads.add_argument("--known-at", help="what the store knew at this time")
@@ -426,7 +437,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "demo":
             return run_demo(args)
-        store = open_store(_db_path(args))
+        store = open_store(_db_path(args), clock=_clock(getattr(args, "now", None)))
         try:
             result = args.func(store, args)
         finally:

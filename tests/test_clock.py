@@ -1,0 +1,120 @@
+"""Time values in: the accepted forms, the zone of a date, and the local day boundary."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import localmem
+from localmem.clock import from_micros, parse_time, period_end, to_micros, zone
+from localmem.testing import FrozenClock
+
+BERLIN = ZoneInfo("Europe/Berlin")
+
+
+@pytest.mark.parametrize(
+    ("value", "expected", "precision"),
+    [
+        ("2025-06-16T12:00:00Z", datetime(2025, 6, 16, 12, tzinfo=UTC), "instant"),
+        ("2025-06-16T14:00:00+02:00", datetime(2025, 6, 16, 12, tzinfo=UTC), "instant"),
+        (1750075200, datetime(2025, 6, 16, 12, tzinfo=UTC), "instant"),
+        (1750075200.5, datetime(2025, 6, 16, 12, 0, 0, 500000, tzinfo=UTC), "instant"),
+        ("1750075200", datetime(2025, 6, 16, 12, tzinfo=UTC), "instant"),
+        ("2025-06-16", datetime(2025, 6, 15, 22, tzinfo=UTC), "day"),
+        (date(2025, 6, 16), datetime(2025, 6, 15, 22, tzinfo=UTC), "day"),
+        ("2025-06", datetime(2025, 5, 31, 22, tzinfo=UTC), "month"),
+        ("2025", datetime(2024, 12, 31, 23, tzinfo=UTC), "year"),
+        (datetime(2025, 6, 16, 9, tzinfo=ZoneInfo("Asia/Singapore")),
+         datetime(2025, 6, 16, 1, tzinfo=UTC), "instant"),
+    ],
+)
+def test_accepted_forms(value: object, expected: datetime, precision: str) -> None:
+    """Every accepted time form becomes the right UTC instant; dates are local, with precision."""
+    m = parse_time(value, name="t", tz=BERLIN)  # type: ignore[arg-type]
+    assert (m.at, m.precision) == (expected, precision)
+    assert m.at.tzinfo is UTC
+
+
+@given(st.integers(min_value=-(2**55), max_value=2**55))
+def test_micros_round_trip(us: int) -> None:
+    """Storage microseconds and aware datetimes convert both ways without loss."""
+    assert to_micros(from_micros(us)) == us
+
+
+def test_zone_names_are_checked() -> None:
+    """A real IANA name is a zone; anything else is UnknownZoneError."""
+    assert zone("Asia/Singapore").key == "Asia/Singapore"
+    for bad in ("", "Mars/Olympus", "../etc/passwd", 5):
+        with pytest.raises(localmem.UnknownZoneError):
+            zone(bad)  # type: ignore[arg-type]
+
+
+def test_period_end_of_a_day_a_month_and_a_year() -> None:
+    """A date's period ends at the next local midnight, month start or year start."""
+    day = parse_time("2025-12-31", name="t", tz=BERLIN)
+    month = parse_time("2025-12", name="t", tz=BERLIN)
+    year = parse_time("2025", name="t", tz=BERLIN)
+    new_year = datetime(2025, 12, 31, 23, tzinfo=UTC)
+    assert period_end(day, BERLIN) == period_end(month, BERLIN) == period_end(year, BERLIN) == new_year
+
+
+# Expiry at the local day boundary: (zone, expiry date, last visible local time,
+# first hidden local time). Berlin and New York cross DST the night before
+# their boundary; Santiago's DST gap swallows the midnight itself.
+BOUNDARIES = [
+    ("Europe/Berlin", "2025-11-15", "2025-11-15T23:30:00+01:00", "2025-11-16T00:00:00+01:00"),
+    ("Europe/Berlin", "2025-03-30", "2025-03-30T23:59:59+02:00", "2025-03-31T00:00:00+02:00"),
+    ("Europe/Berlin", "2025-10-25", "2025-10-25T23:59:59+02:00", "2025-10-26T00:00:00+02:00"),
+    ("America/New_York", "2026-03-07", "2026-03-07T23:59:59-05:00", "2026-03-08T00:00:00-05:00"),
+    ("America/New_York", "2026-03-08", "2026-03-08T23:59:59-04:00", "2026-03-09T00:00:00-04:00"),
+    ("Asia/Singapore", "2025-08-09", "2025-08-09T23:59:59+08:00", "2025-08-10T00:00:00+08:00"),
+    ("Pacific/Auckland", "2025-09-27", "2025-09-27T23:59:59+12:00", "2025-09-28T00:00:00+12:00"),
+    ("America/Santiago", "2025-09-06", "2025-09-06T23:59:59-04:00", "2025-09-07T01:00:00-03:00"),
+    ("UTC", "2026-01-31", "2026-01-31T23:59:59+00:00", "2026-02-01T00:00:00+00:00"),
+]
+
+
+@pytest.mark.parametrize(("tz", "day", "visible", "hidden"), BOUNDARIES)
+def test_expiry_follows_the_local_day(tz: str, day: str, visible: str, hidden: str) -> None:
+    """A memory expiring on a date is visible through that local day and hidden after it."""
+    clock = FrozenClock("2025-01-01T00:00:00Z")
+    store = localmem.open(":memory:", clock=clock)
+    m = store.add("goal", user_id="u", tz=tz, valid_from="2025-01-01T00:00:00Z", expires=day)
+    assert [r.memory_id for r in store.read("u", valid_at=visible)] == [m.memory_id]
+    assert store.read("u", valid_at=hidden) == []
+    hidden_at = datetime.fromisoformat(hidden)
+    assert store.read("u", valid_at=hidden_at - timedelta(microseconds=1)) != []
+    assert m.expires_at == hidden_at
+    store.close()
+
+
+def test_expiry_at_an_instant_is_exact(store: localmem.Store) -> None:
+    """An instant as expiry hides the memory from exactly that instant (half-open)."""
+    m = store.add("offer", user_id="u", valid_from="2026-01-01T00:00:00Z",
+                  expires="2026-03-02T12:00:00Z")
+    assert store.get(m.memory_id, valid_at="2026-03-02T11:59:59Z").expired is False  # type: ignore[union-attr]
+    assert store.get(m.memory_id, valid_at="2026-03-02T12:00:00Z").expired is True  # type: ignore[union-attr]
+
+
+def test_dates_are_read_in_the_users_last_zone(store: localmem.Store) -> None:
+    """Without tz=, a user's dates use the zone last given for that user, else UTC."""
+    a = store.add("a", user_id="u", valid_from="2025-08-10")
+    assert a.tz == "UTC" and a.valid_from == datetime(2025, 8, 10, tzinfo=UTC)
+    store.add("b", user_id="u", tz="Asia/Singapore")
+    c = store.add("c", user_id="u", valid_from="2025-08-10")
+    assert c.tz == "Asia/Singapore"
+    assert c.valid_from == datetime(2025, 8, 9, 16, tzinfo=UTC)
+
+
+def test_singapore_morning_is_the_previous_utc_day(store: localmem.Store) -> None:
+    """B2: "this morning" at 05:00 Singapore is 2025-08-10 local though the UTC date is the 9th."""
+    sent = "2025-08-10T05:00:00+08:00"
+    m = store.add("I did yoga this morning", user_id="sam", tz="Asia/Singapore",
+                  observed_at=sent, valid_from="2025-08-10", valid_to="2025-08-11")
+    assert m.valid_from.astimezone(ZoneInfo("Asia/Singapore")).date() == date(2025, 8, 10)
+    assert m.observed_at.date() == date(2025, 8, 9)
+    assert str(m.valid) == "2025-08-10"

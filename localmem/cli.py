@@ -111,26 +111,41 @@ def _interval(v: Any) -> str:
     return "-" if v is None else str(v)
 
 
+def _change(label: str, old: Any, new: Any, first: bool) -> str | None:
+    if first:
+        return None if new is None else f"    {label}: {new}"
+    if old == new:
+        return None
+    return f"    {label}: {old} → {new}"
+
+
 def _print_history(changes: Sequence[Change], as_json: bool) -> None:
     if as_json:
         print(json.dumps([c.to_dict() for c in changes], ensure_ascii=False, indent=2))
         return
-    for c in changes:
+    for i, c in enumerate(changes):
         head = f"v{c.version}" if c.version is not None else "--"
-        print(f"{head} {c.op:<10} recorded {c.recorded_at.isoformat(timespec='seconds')}"
-              + (f" · observed {c.observed_at.isoformat(timespec='seconds')}"
-                 if c.observed_at else ""))
+        observed = f" · observed {c.observed_at.isoformat(timespec='seconds')}" \
+            if c.observed_at else ""
+        print(f"{head} {c.op:<10} recorded {c.recorded_at.isoformat(timespec='seconds')}{observed}"
+              + (f" · rev {c.rev_id}" if c.rev_id else ""))
         if c.op == "erase":
             print("    content destroyed (tombstone kept)")
         else:
-            if c.old_text != c.new_text:
-                print(f"    text:  {c.old_text!r} → {c.new_text!r}")
-            if c.old_value != c.new_value:
-                print(f"    value: {json.dumps(c.old_value)} → {json.dumps(c.new_value)}")
-            if c.old_valid != c.new_valid:
-                print(f"    valid: {_interval(c.old_valid)} → {_interval(c.new_valid)}")
+            first = i == 0
+            lines = (
+                _change("text ", repr(c.old_text), repr(c.new_text), first),
+                None if first and c.new_value is None else
+                _change("value", json.dumps(c.old_value), json.dumps(c.new_value), first),
+                _change("valid", _interval(c.old_valid), _interval(c.new_valid), first),
+            )
+            for line in lines:
+                if line:
+                    print(line)
             if c.op == "expire" and c.expires_at:
                 print(f"    expires {c.expires_at.isoformat(timespec='seconds')}")
+            if c.retracted and (first or not changes[i - 1].retracted):
+                print("    retracted")
         for label, v in (("reason", c.reason), ("source", c.source), ("link", c.link)):
             if v is not None:
                 print(f"    {label}: {v if isinstance(v, str) else json.dumps(v)}")

@@ -131,7 +131,7 @@ def connect(path: str | os.PathLike[str] | None, *, vfs: str | None = None) -> a
 
 def _configure(conn: apsw.Connection) -> None:
     try:
-        conn.execute("SELECT count(*) FROM sqlite_schema").get
+        _ = conn.execute("SELECT count(*) FROM sqlite_schema").get  # reading page 1 proves it is SQLite
     except (apsw.NotADBError, apsw.CorruptError) as exc:
         raise CorruptDatabaseError(f"{conn.filename!r} is not a SQLite database: {exc}") from exc
     apsw.bestpractice.connection_busy_timeout(conn, _BUSY_TIMEOUT_MS)

@@ -108,11 +108,14 @@ def summary(store: Store) -> Iterator[str]:
     yield ""
     yield "Sam on the Stride coach app (scenario B)"
     now = "2025-10-01"
-    views = (("current on 2025-10-01", {"as_of": now}),
+    views: tuple[tuple[str, dict[str, str]], ...] = (
+        ("current on 2025-10-01", {"as_of": now}),
              ("valid on 2024-06-01, as known on 2025-10-01",
               {"known_at": now, "valid_at": "2024-06-01"}))
     for label, axes in views:
-        texts = [r.text or "" for r in store.read(SAM, kind="fact", **axes)]
+        texts = [r.text or "" for r in store.read(
+            SAM, kind="fact", as_of=axes.get("as_of"), known_at=axes.get("known_at"),
+            valid_at=axes.get("valid_at"))]
         yield f"  {label}: {'; '.join(texts)}"
     yield "  home_city over valid time:"
     for r in store.read(SAM, key="home_city", current_only=False, as_of=now):
@@ -120,11 +123,11 @@ def summary(store: Store) -> Iterator[str]:
     run = store.read(SAM, kind="event", current_only=False, as_of=now)[0]
     yield f"  the 10K: {run.valid} (observed {run.observed_at:%Y-%m-%d}, {run.precision})"
     for at in ("2025-11-15T23:30:00+01:00", "2025-11-16T00:30:00+01:00"):
-        goal = [r.text for r in store.read(SAM, as_of=at, kind="goal")]
-        state = "visible" if goal else "hidden (expired, still stored)"
+        goals = store.read(SAM, as_of=at, kind="goal")
+        state = "visible" if goals else "hidden (expired, still stored)"
         yield f"  goal at {at}: {state}"
     hill = "2025-07-01T17:00:00Z"
-    known = {r.text for r in store.snapshot(SAM, known_at=hill).memories}
-    injured = any("knee" in (t or "") for t in known)
+    held = {r.text or "" for r in store.snapshot(SAM, known_at=hill).memories}
+    injured = any("knee" in t for t in held)
     yield f"  'you forgot': at the hill session ({hill}) the knee injury was "\
           f"{'known' if injured else 'not yet known'}; it was recorded 2025-07-02"

@@ -8,10 +8,31 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import apsw
 
-__all__ = ["run_checks"]
+__all__ = ["Check", "DoctorReport", "run_checks"]
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One check made by ``doctor``: its name, whether it passed, and what it found."""
+
+    name: str
+    ok: bool
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class DoctorReport:
+    """The result of ``Store.doctor()``: ``ok`` when every check passed."""
+
+    checks: tuple[Check, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks)
 
 # Each invariant: a name, and a query counting the rows that break it.
 _INVARIANTS: tuple[tuple[str, str], ...] = (
@@ -48,12 +69,8 @@ def _trigger_names(schema: str) -> set[str]:
     return set(re.findall(r"CREATE TRIGGER\s+(\w+)", schema, flags=re.IGNORECASE))
 
 
-def run_checks(
-    conn: apsw.Connection, schema: str, version: int, app_id: int
-) -> Iterator[tuple[str, bool, str]]:
-    """Yield ``Check``-shaped tuples for every check, passed or failed."""
-    from .store import Check
-
+def run_checks(conn: apsw.Connection, schema: str, version: int, app_id: int) -> Iterator[Check]:
+    """Yield every check, passed or failed."""
     rows = [r[0] for r in conn.execute("PRAGMA integrity_check")]
     yield Check("sqlite integrity_check", rows == ["ok"], "; ".join(map(str, rows[:5])))
     fk = conn.execute("PRAGMA foreign_key_check").fetchall()

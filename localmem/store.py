@@ -61,6 +61,7 @@ from .clock import (
     to_micros,
     zone,
 )
+from .doctor import Check, DoctorReport, run_checks
 from .errors import (
     ErasedError,
     InvalidInputError,
@@ -135,26 +136,6 @@ def _attributes(value: object) -> str | None:
             f"attributes={value!r} is not acceptable: expected a dict with string keys"
         )
     return _json(dict(value), "attributes")
-
-
-@dataclass(frozen=True, slots=True)
-class Check:
-    """One check made by ``doctor``: its name, whether it passed, and what it found."""
-
-    name: str
-    ok: bool
-    detail: str
-
-
-@dataclass(frozen=True, slots=True)
-class DoctorReport:
-    """The result of ``Store.doctor()``: ``ok`` when every check passed."""
-
-    checks: tuple[Check, ...]
-
-    @property
-    def ok(self) -> bool:
-        return all(c.ok for c in self.checks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,12 +229,13 @@ class Store:
         return max(now, int(newest))
 
     def _user_zone(self, user_id: str) -> str | None:
-        return self._conn.execute(
+        tz: str | None = self._conn.execute(
             # Only a memory's first revision is given a zone; later ones copy it.
             "SELECT tz FROM revisions WHERE user_id = ? AND version = 1"
             " ORDER BY recorded_at DESC, seq DESC LIMIT 1",
             (user_id,),
         ).get
+        return tz
 
     def _axes(
         self,
@@ -413,6 +395,7 @@ class Store:
             " WHERE r.rev_id = ?",
             (rev_id,),
         ).fetchone()
+        assert row is not None, rev_id  # written in this same transaction
         return revision_from_row(row, valid_at)
 
     # -- writes ----------------------------------------------------------------
@@ -972,8 +955,6 @@ class Store:
 
     def doctor(self) -> DoctorReport:
         """Check the file: SQLite's integrity, the FTS index, and localmem's invariants."""
-        from . import doctor
-
         with map_errors():
-            return DoctorReport(tuple(doctor.run_checks(
+            return DoctorReport(tuple(run_checks(
                 self._conn, schema_sql(), SCHEMA_VERSION, APPLICATION_ID)))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -73,7 +73,7 @@ def test_fee_history_keeps_every_revision(store: localmem.Store, fee: localmem.R
     assert [c.old_value for c in changes] == [None, 4, 7]
     assert [c.op for c in changes] == ["assert", "correct", "correct"]
     assert [c.recorded_at for c in changes] == [
-        datetime(2026, 3, 2, h, m, tzinfo=timezone.utc) for h, m in ((9, 1), (10, 0), (11, 0))
+        datetime(2026, 3, 2, h, m, tzinfo=UTC) for h, m in ((9, 1), (10, 0), (11, 0))
     ]
     assert changes[0].link is None
     assert changes[1].link == changes[0].rev_id
@@ -153,7 +153,7 @@ def test_history_read_links_old_to_new(store: localmem.Store, sam: dict[str, loc
     assert lisbon.superseded_by == berlin.memory_id
     assert berlin.supersedes == lisbon.memory_id
     assert lisbon.valid_to == berlin.valid_from
-    assert lisbon.valid_to == datetime(2025, 8, 31, 22, tzinfo=timezone.utc)  # Berlin midnight
+    assert lisbon.valid_to == datetime(2025, 8, 31, 22, tzinfo=UTC)  # Berlin midnight
     assert str(lisbon.valid) == "2023-05 until 2025-09-01"
     assert revs["Sam is vegetarian"].valid_to == revs["Sam eats fish"].valid_from
     assert store.chain(berlin.memory_id) == [lisbon.memory_id, berlin.memory_id]
@@ -314,7 +314,7 @@ def test_preference_valid_since_january_but_learned_tuesday(
     assert store.read("cust", as_of=MONDAY) == []
     [r] = store.read("cust", valid_at="2026-02-15")
     assert r.text == "Prefers text messages" and r.precision == "month"
-    assert r.observed_at == datetime(2026, 3, 10, 10, tzinfo=timezone.utc)
+    assert r.observed_at == datetime(2026, 3, 10, 10, tzinfo=UTC)
 
 
 # -- Retraction and the defaults of the read axes ---------------------------------
@@ -346,7 +346,7 @@ def test_assumed_valid_time_starts_at_observed_at(store: localmem.Store, clock: 
     """Without a valid time, a memory is assumed valid from when it was observed."""
     m = store.add("likes oat milk", user_id="u", observed_at="2025-12-24T08:00:00Z")
     assert (m.valid_source, m.precision) == ("assumed", "instant")
-    assert m.valid_from == m.observed_at == datetime(2025, 12, 24, 8, tzinfo=timezone.utc)
+    assert m.valid_from == m.observed_at == datetime(2025, 12, 24, 8, tzinfo=UTC)
     assert m.recorded_at == clock()
 
 
@@ -365,8 +365,8 @@ def test_epoch_seconds_and_aware_datetimes_are_accepted(store: localmem.Store) -
     m = store.add("ran a 10K", user_id="sam", observed_at=1750075200,
                   valid_from=datetime(2025, 6, 14, tzinfo=ZoneInfo("Europe/Berlin")),
                   valid_to="2025-06-16T00:00:00+02:00", precision="weekend")
-    assert m.observed_at == datetime(2025, 6, 16, 12, tzinfo=timezone.utc)
-    assert m.valid_from == datetime(2025, 6, 13, 22, tzinfo=timezone.utc)
+    assert m.observed_at == datetime(2025, 6, 16, 12, tzinfo=UTC)
+    assert m.valid_from == datetime(2025, 6, 13, 22, tzinfo=UTC)
     assert m.precision == "weekend"
 
 

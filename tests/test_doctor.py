@@ -1,0 +1,59 @@
+"""doctor: SQLite's integrity check, the full-text index, and localmem's invariants."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import localmem
+from localmem.cli import main
+
+
+def test_a_healthy_store_passes_every_check(store: localmem.Store) -> None:
+    """A store with every kind of write passes all checks."""
+    a = store.add("Sam lives in Lisbon", user_id="sam", key="home_city", valid_from="2023-05")
+    store.add("Sam lives in Berlin", user_id="sam", key="home_city", valid_from="2025-09-01")
+    b = store.add("fee", user_id="acct", value=4)
+    store.correct(b.memory_id, value=7)
+    store.expire(b.memory_id, "2030-01-01")
+    store.retract(b.memory_id)
+    store.erase(a.memory_id)
+    report = store.doctor()
+    assert report.ok, [c for c in report.checks if not c.ok]
+    assert len(report.checks) >= 10
+
+
+def test_a_dropped_immutability_trigger_is_reported(store: localmem.Store) -> None:
+    """Someone who drops a trigger to edit rows is caught by doctor."""
+    store.add("x", user_id="u")
+    store.connection.execute("DROP TRIGGER revisions_no_update")
+    report = store.doctor()
+    [failed] = [c for c in report.checks if not c.ok]
+    assert failed.name == "immutability triggers present"
+    assert "revisions_no_update" in failed.detail
+
+
+def test_a_tampered_full_text_index_is_reported(store: localmem.Store) -> None:
+    """An index entry removed behind the store's back fails the FTS check."""
+    m = store.add("Sam likes hills", user_id="u")
+    seq = store.connection.execute(
+        "SELECT seq FROM revisions WHERE rev_id = ?", (m.rev_id,)).get
+    store.connection.execute(
+        "INSERT INTO content_fts (content_fts, rowid, text) VALUES ('delete', ?, ?)", (seq, m.text))
+    failed = [c.name for c in store.doctor().checks if not c.ok]
+    assert failed == ["full-text index matches content"]
+
+
+def test_doctor_command_exits_non_zero_on_problems(
+    db_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`localmem doctor` prints each check and exits 1 when one fails."""
+    s = localmem.open(db_path)
+    s.add("x", user_id="u")
+    s.connection.execute("DROP TRIGGER content_no_delete")
+    s.close()
+    assert main(["--db", str(db_path), "doctor"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL immutability triggers present: missing: content_no_delete" in out
+    assert out.rstrip().endswith("PROBLEMS FOUND")

@@ -100,15 +100,16 @@ CREATE TABLE erasures (
 ) STRICT;
 
 -- Full-text index over revision text. External content: the words live only in
--- `content`; the index holds tokens. secure-delete removes an erased memory's
--- tokens from the index pages instead of leaving them until the next merge.
+-- `content`; the index holds tokens. An erase merges the whole index afterwards
+-- (localmem runs FTS5 'optimize'), so no segment or page key keeps an erased
+-- token; FTS5's secure-delete option is not used because it would make the
+-- index unreadable to SQLite older than 3.44 (the sqlite3 shell, Python's stdlib).
 CREATE VIRTUAL TABLE content_fts USING fts5 (
     text,
     content = 'content',
     content_rowid = 'rev_seq',
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
-INSERT INTO content_fts (content_fts, rank) VALUES ('secure-delete', 1);
 
 CREATE TRIGGER content_fts_insert AFTER INSERT ON content BEGIN
     INSERT INTO content_fts (rowid, text) VALUES (NEW.rev_seq, NEW.text);
@@ -124,6 +125,30 @@ END;
 
 -- Immutability. RAISE(ABORT) undoes the statement, never the caller's
 -- transaction; the message is what localmem maps to ImmutableError.
+-- INSERT OR REPLACE deletes the row it collides with without firing delete
+-- triggers (unless recursive_triggers is on, which other clients leave off), so
+-- an insert that collides with an existing key is refused before it runs.
+CREATE TRIGGER store_meta_no_replace BEFORE INSERT ON store_meta
+WHEN EXISTS (SELECT 1 FROM store_meta WHERE name = NEW.name) BEGIN
+    SELECT RAISE(ABORT, 'localmem: store_meta is immutable: an existing row cannot be replaced');
+END;
+CREATE TRIGGER memories_no_replace BEFORE INSERT ON memories
+WHEN EXISTS (SELECT 1 FROM memories WHERE memory_id = NEW.memory_id) BEGIN
+    SELECT RAISE(ABORT, 'localmem: memories are immutable: an existing memory cannot be replaced');
+END;
+CREATE TRIGGER revisions_no_replace BEFORE INSERT ON revisions
+WHEN EXISTS (SELECT 1 FROM revisions WHERE seq = NEW.seq OR rev_id = NEW.rev_id) BEGIN
+    SELECT RAISE(ABORT, 'localmem: revisions are immutable: an existing revision cannot be replaced');
+END;
+CREATE TRIGGER content_no_replace BEFORE INSERT ON content
+WHEN EXISTS (SELECT 1 FROM content WHERE rev_seq = NEW.rev_seq) BEGIN
+    SELECT RAISE(ABORT, 'localmem: revisions are immutable: content cannot be replaced');
+END;
+CREATE TRIGGER erasures_no_replace BEFORE INSERT ON erasures
+WHEN EXISTS (SELECT 1 FROM erasures WHERE memory_id = NEW.memory_id OR tomb_id = NEW.tomb_id)
+BEGIN
+    SELECT RAISE(ABORT, 'localmem: erasures are immutable: an existing tombstone cannot be replaced');
+END;
 CREATE TRIGGER store_meta_no_update BEFORE UPDATE ON store_meta BEGIN
     SELECT RAISE(ABORT, 'localmem: store_meta is immutable: revisions are never updated or deleted');
 END;

@@ -8,6 +8,7 @@ nested); one function maps SQLite's errors to localmem's.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import secrets
 from collections.abc import Iterator
@@ -72,9 +73,29 @@ def schema_sql() -> str:
     raise LocalmemError(f"schema.sql not found in the package or at {root}: the install is broken")
 
 
+def _code_name(exc: apsw.Error) -> str:
+    """SQLite's name for an exception's result code, e.g. SQLITE_IOERR_FSYNC."""
+    ext = getattr(exc, "extendedresult", None)
+    res = getattr(exc, "result", None)
+    name = apsw.mapping_extended_result_codes.get(ext) if isinstance(ext, int) else None
+    if not name and isinstance(res, int):
+        name = apsw.mapping_result_codes.get(res)
+    return str(name or type(exc).__name__)
+
+
+def _describe(exc: apsw.Error) -> str:
+    detail = str(exc).strip()
+    return f"{_code_name(exc)}: {detail}" if detail else _code_name(exc)
+
+
 @contextlib.contextmanager
-def map_errors() -> Iterator[None]:
-    """Turn SQLite's exceptions into localmem's hierarchy (the one place that does)."""
+def map_errors(*, committing: bool = False) -> Iterator[None]:
+    """Turn SQLite's exceptions into localmem's hierarchy (the one place that does).
+
+    ``committing`` words storage errors for a failed COMMIT, after which the
+    write may or may not be on disk (the WAL can hold a whole commit whose sync
+    failed, and recovery after a crash would keep it).
+    """
     try:
         yield
     except LocalmemError:
@@ -85,9 +106,16 @@ def map_errors() -> Iterator[None]:
             raise ImmutableError(msg.split("localmem: ", 1)[-1]) from exc
         raise IntegrityError(f"the write broke a schema constraint: {msg}") from exc
     except (apsw.NotADBError, apsw.CorruptError) as exc:
-        raise CorruptDatabaseError(f"the database file is not a valid SQLite database: {exc}") from exc
+        raise CorruptDatabaseError(
+            f"the database file is not a valid SQLite database ({_describe(exc)})") from exc
     except (apsw.IOError, apsw.FullError, apsw.CantOpenError, apsw.ReadOnlyError) as exc:
-        raise StorageError(f"the storage failed: {exc}; nothing was committed") from exc
+        if committing:
+            raise StorageError(
+                f"the storage failed while committing ({_describe(exc)}): the write may not "
+                "have been saved; read it back before relying on it"
+            ) from exc
+        raise StorageError(
+            f"the storage failed ({_describe(exc)}); nothing was committed") from exc
 
 
 def _create_private(path: Path) -> None:
@@ -103,13 +131,17 @@ def _create_private(path: Path) -> None:
 def connect(path: str | os.PathLike[str] | None, *, vfs: str | None = None) -> apsw.Connection:
     """Open (creating and migrating if needed) a localmem database.
 
+    A file that is refused (not SQLite, someone else's, too new) is left
+    exactly as it was: the checks run before any pragma that writes.
+
     Args:
         path: a file path, ``":memory:"``, or None for :func:`default_path`.
         vfs: an apsw VFS name (tests use one that injects I/O faults).
 
     Raises:
         CorruptDatabaseError: the file is not SQLite, or is someone else's database.
-        SchemaVersionError: the file was written by a newer localmem.
+        SchemaVersionError: the file was written by a newer localmem, or no
+            migration path leads from its version to this one.
     """
     target = default_path() if path is None else path
     name = os.fspath(target)
@@ -121,43 +153,28 @@ def connect(path: str | os.PathLike[str] | None, *, vfs: str | None = None) -> a
         except apsw.CantOpenError as exc:
             raise StorageError(f"cannot open database {name!r}: {exc}") from exc
         try:
+            fresh = _check_ownership(conn, name)
             _configure(conn)
-            _ensure_schema(conn, name)
+            if fresh:
+                _create_schema(conn)
+            else:
+                _migrate(conn, name)
         except BaseException:
             conn.close()
             raise
     return conn
 
 
-def _configure(conn: apsw.Connection) -> None:
+def _check_ownership(conn: apsw.Connection, name: str) -> bool:
+    """Refuse files localmem must not write into; True for a new, empty file."""
     try:
-        _ = conn.execute("SELECT count(*) FROM sqlite_schema").get  # reading page 1 proves it is SQLite
+        tables = conn.execute("SELECT count(*) FROM sqlite_schema").get
     except (apsw.NotADBError, apsw.CorruptError) as exc:
-        raise CorruptDatabaseError(f"{conn.filename!r} is not a SQLite database: {exc}") from exc
-    apsw.bestpractice.connection_busy_timeout(conn, _BUSY_TIMEOUT_MS)
-    apsw.bestpractice.connection_enable_foreign_keys(conn)
-    apsw.bestpractice.connection_dqs(conn)
-    apsw.bestpractice.connection_recursive_triggers(conn)
-    apsw.bestpractice.connection_optimize(conn)
-    apsw.bestpractice.connection_wal(conn)
-    # Freed pages are zeroed, so erased words do not linger in the file.
-    conn.pragma("secure_delete", True)
-
-
-def _ensure_schema(conn: apsw.Connection, name: str) -> None:
+        raise CorruptDatabaseError(f"{name!r} is not a SQLite database ({_describe(exc)})") from exc
     version = conn.pragma("user_version")
     app_id = conn.pragma("application_id")
-    tables = conn.execute("SELECT count(*) FROM sqlite_schema").get
     if version == 0 and tables == 0 and app_id == 0:
-        with transaction(conn):
-            conn.execute(schema_sql())
-            conn.pragma("application_id", APPLICATION_ID)
-            conn.execute(
-                "INSERT INTO store_meta (name, value) VALUES ('device_id', ?), ('schema_created', ?)",
-                (secrets.token_hex(8), str(SCHEMA_VERSION)),
-            )
-            conn.pragma("user_version", SCHEMA_VERSION)
-        return
+        return True
     if app_id != APPLICATION_ID:
         raise CorruptDatabaseError(
             f"{name!r} is a SQLite database but not a localmem one "
@@ -168,14 +185,46 @@ def _ensure_schema(conn: apsw.Connection, name: str) -> None:
             f"{name!r} has schema version {version}, newer than this localmem's "
             f"{SCHEMA_VERSION}: upgrade localmem to open it"
         )
-    for step in range(version + 1, SCHEMA_VERSION + 1):
-        if step not in MIGRATIONS:
-            raise SchemaVersionError(
-                f"{name!r} has schema version {version} and no migration to {step} exists"
-            )
+    missing = [step for step in range(version + 1, SCHEMA_VERSION + 1) if step not in MIGRATIONS]
+    if missing:
+        raise SchemaVersionError(
+            f"{name!r} has schema version {version} and no migration to version {missing[0]} "
+            f"exists (this localmem writes version {SCHEMA_VERSION})"
+        )
+    return False
+
+
+def _configure(conn: apsw.Connection) -> None:
+    apsw.bestpractice.connection_busy_timeout(conn, _BUSY_TIMEOUT_MS)
+    apsw.bestpractice.connection_enable_foreign_keys(conn)
+    apsw.bestpractice.connection_dqs(conn)
+    apsw.bestpractice.connection_recursive_triggers(conn)
+    apsw.bestpractice.connection_optimize(conn)
+    apsw.bestpractice.connection_wal(conn)
+    # Freed pages are zeroed, so erased words do not linger in the file.
+    conn.pragma("secure_delete", True)
+
+
+def _create_schema(conn: apsw.Connection) -> None:
+    with transaction(conn):
+        conn.execute(schema_sql())
+        conn.pragma("application_id", APPLICATION_ID)
+        conn.execute(
+            "INSERT INTO store_meta (name, value) VALUES ('device_id', ?), ('schema_created', ?)",
+            (secrets.token_hex(8), str(SCHEMA_VERSION)),
+        )
+        conn.pragma("user_version", SCHEMA_VERSION)
+
+
+def _migrate(conn: apsw.Connection, name: str) -> None:
+    """Run the numbered steps from the file's version to ours, one transaction each."""
+    for step in range(conn.pragma("user_version") + 1, SCHEMA_VERSION + 1):
         with transaction(conn):
             conn.execute(MIGRATIONS[step])
             conn.pragma("user_version", step)
+
+
+_savepoints = itertools.count()
 
 
 @contextlib.contextmanager
@@ -184,11 +233,23 @@ def transaction(conn: apsw.Connection) -> Iterator[apsw.Connection]:
 
     The outermost level takes the write lock up front (BEGIN IMMEDIATE), so a
     write never fails half way for want of a lock; nested levels are savepoints.
+    Some errors (a failed write to disk, a full disk) make SQLite roll back the
+    whole transaction by itself; every level notices and raises StorageError
+    rather than carrying on outside a transaction.
     """
     with map_errors():
         if not conn.getautocommit():
-            with conn:  # apsw: a SAVEPOINT, released or rolled back
+            name = f"localmem_{next(_savepoints)}"
+            conn.execute(f"SAVEPOINT {name}")
+            try:
                 yield conn
+            except BaseException:
+                if not conn.getautocommit():
+                    conn.execute(f"ROLLBACK TO {name}")
+                    conn.execute(f"RELEASE {name}")
+                raise
+            _still_open(conn)
+            conn.execute(f"RELEASE {name}")
             return
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -197,4 +258,19 @@ def transaction(conn: apsw.Connection) -> Iterator[apsw.Connection]:
             if not conn.getautocommit():
                 conn.execute("ROLLBACK")
             raise
-        conn.execute("COMMIT")
+        _still_open(conn)
+    with map_errors(committing=True):
+        try:
+            conn.execute("COMMIT")
+        except BaseException:
+            if not conn.getautocommit():
+                conn.execute("ROLLBACK")
+            raise
+
+
+def _still_open(conn: apsw.Connection) -> None:
+    if conn.getautocommit():
+        raise StorageError(
+            "SQLite rolled the transaction back after an earlier storage error; "
+            "nothing of it was committed"
+        )

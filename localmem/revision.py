@@ -149,7 +149,13 @@ def revision_from_row(row: Sequence[Any], valid_at: int | None) -> Revision:
 
 @dataclass(frozen=True, slots=True)
 class Erasure:
-    """The tombstone of a privacy erasure: which memory, when, by whom, why."""
+    """The tombstone of a privacy erasure: which memory, when, by whom, why.
+
+    ``checkpointed`` (on the value ``erase`` returns) says the WAL was already
+    truncated, so the erased words are gone from every file; False means the
+    checkpoint is still pending (inside a batch, until it commits; or after a
+    reader or a fault stopped it, until the next write or close succeeds).
+    """
 
     memory_id: str
     user_id: str
@@ -157,6 +163,7 @@ class Erasure:
     erased_by: str | None
     reason: str | None
     tomb_id: str
+    checkpointed: bool = True
 
 
 @dataclass(frozen=True, slots=True)

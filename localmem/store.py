@@ -67,8 +67,10 @@ from .errors import (
     InvalidInputError,
     InvalidIntervalError,
     InvalidOperationError,
+    LocalmemError,
     NaiveDatetimeError,
     NotFoundError,
+    StorageError,
 )
 from .ids import new_id
 from .interval import check_interval, check_precision
@@ -170,7 +172,9 @@ class Store:
     def __init__(self, conn: apsw.Connection, *, clock: Clock = system_clock) -> None:
         self._conn = conn
         self._clock = clock
-        self._checkpoint_pending = False
+        self._depth = 0  # nesting of batch()/write transactions
+        self._erased_in_txn = False  # the open transaction erased something
+        self._checkpoint_pending = False  # an erase's words may still be in the WAL
         self.device_id: str = conn.execute(
             "SELECT value FROM store_meta WHERE name = 'device_id'"
         ).get
@@ -188,7 +192,9 @@ class Store:
         return self._conn
 
     def close(self) -> None:
-        """Close the connection (optimising the query planner's statistics first)."""
+        """Close the connection (finishing a pending checkpoint, refreshing planner stats)."""
+        with contextlib.suppress(LocalmemError):
+            self._checkpoint()
         with contextlib.suppress(apsw.Error):
             self._conn.pragma("optimize")
         self._conn.close()
@@ -201,10 +207,64 @@ class Store:
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[Store]:
-        """Group writes into one transaction: all of them commit, or none."""
-        with transaction(self._conn):
+        """Group writes into one transaction: all of them commit, or none.
+
+        If a write inside the batch fails on storage, SQLite may roll the whole
+        batch back at once; every later write in the block then raises
+        StorageError too, and so does the end of the block.
+        """
+        with self._transaction():
             yield self
-        self._after_commit()
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        if self._depth and self._conn.getautocommit():
+            raise StorageError(
+                "this batch was rolled back by SQLite after a storage error; nothing in it "
+                "was committed: leave the `with store.batch():` block and start again"
+            )
+        outermost = self._depth == 0
+        self._depth += 1
+        try:
+            with transaction(self._conn):
+                yield
+                if outermost and self._erased_in_txn:
+                    # Merge the full-text index into one new segment so no old
+                    # segment or page key still holds an erased token.
+                    self._conn.execute("INSERT INTO content_fts (content_fts) VALUES ('optimize')")
+        except BaseException:
+            if outermost:
+                self._erased_in_txn = False
+            raise
+        finally:
+            self._depth -= 1
+        if outermost:
+            if self._erased_in_txn:
+                self._erased_in_txn = False
+                self._checkpoint_pending = True
+            # A failed checkpoint leaves the flag set; the next commit retries.
+            with contextlib.suppress(StorageError):
+                self._checkpoint()
+
+    def _checkpoint(self) -> bool:
+        """Copy the WAL into the main file and truncate it, if an erase asked for it.
+
+        Returns True when nothing is pending any more.
+        """
+        if self._checkpoint_pending and self.path in ("", ":memory:"):
+            self._checkpoint_pending = False
+        if not self._checkpoint_pending or not self._conn.getautocommit():
+            return not self._checkpoint_pending
+        with map_errors():
+            busy, log, done = self._wal_checkpoint()
+        if busy == 0 and log == done:
+            self._checkpoint_pending = False
+        return not self._checkpoint_pending
+
+    def _wal_checkpoint(self) -> tuple[int, int, int]:
+        row = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        assert row is not None
+        return int(row[0]), int(row[1]), int(row[2])
 
     # -- time --------------------------------------------------------------
 
@@ -258,18 +318,8 @@ class Store:
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[int]:
-        with transaction(self._conn):
+        with self._transaction():
             yield self._recorded_now()
-        self._after_commit()
-
-    def _after_commit(self) -> None:
-        # After an erase, copy the WAL into the main file and truncate it, so
-        # the erased words leave the WAL as soon as no transaction needs them.
-        if self._checkpoint_pending and self._conn.getautocommit():
-            self._checkpoint_pending = False
-            if self.path not in ("", ":memory:"):
-                with map_errors():
-                    self._conn.wal_checkpoint(mode=apsw.SQLITE_CHECKPOINT_TRUNCATE)
 
     # -- lookups used by writes -------------------------------------------
 
@@ -762,11 +812,16 @@ class Store:
     def erase(self, memory_id: str, reason: str | None = None, *, by: str | None = None) -> Erasure:
         """Destroy the content of every revision of a memory (privacy erasure).
 
-        The words are removed from the content table and the full-text index,
-        freed pages are zeroed, and the WAL is checkpointed and truncated once
-        the transaction commits. A tombstone (who, when, why) remains, as do the
-        revision rows without their content. Keep ``reason`` free of the erased
-        content: it is kept.
+        The words are removed from the content table and the full-text index
+        (which is merged anew before the transaction commits, so no stale
+        segment keeps them), freed pages are zeroed, and the WAL is
+        checkpointed and truncated once the transaction commits. If that
+        checkpoint cannot finish (another reader, a storage fault), the erase is
+        still committed; ``Erasure.checkpointed`` is False and the checkpoint is
+        retried after every later write and on close. A tombstone (who, when,
+        why) remains, as do the revision rows without their content. Keep
+        ``reason`` free of the erased content: it is kept. Merging the index
+        costs time in proportion to its size (see the README's benchmarks).
 
         Raises:
             NotFoundError: no such memory.
@@ -782,9 +837,9 @@ class Store:
                 " origin) VALUES (?,?,?,?,?,?,?)",
                 (memory_id, tomb_id, rev.user_id, now, by, reason, self.device_id),
             )
-            self._checkpoint_pending = True
-            erasure = Erasure(memory_id, rev.user_id, from_micros(now), by, reason, tomb_id)
-        return erasure
+            self._erased_in_txn = True
+        done = self._depth == 0 and not self._checkpoint_pending
+        return Erasure(memory_id, rev.user_id, from_micros(now), by, reason, tomb_id, done)
 
     # -- reads -----------------------------------------------------------------
 

@@ -1,0 +1,256 @@
+"""Opening a database: what localmem creates, what it refuses, and that refusing touches nothing.
+
+A file that is not SQLite, or is someone else's SQLite database, or was
+written by a newer localmem, is refused with a specific error and left exactly
+as it was. A fresh file is private (mode 0600), in WAL mode with foreign keys
+on, and its schema is exactly what schema.sql declares.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import sqlite3
+import stat
+from pathlib import Path
+
+import apsw
+import pytest
+
+import localmem
+from localmem import _db
+from localmem.testing import FrozenClock
+
+
+def _set_user_version(path: Path, version: int) -> None:
+    conn = sqlite3.connect(path)
+    try:
+        conn.execute(f"PRAGMA user_version = {int(version)}")
+        conn.commit()
+    finally:
+        conn.close()
+
+
+def _side_files(path: Path) -> list[str]:
+    return sorted(p.name for p in path.parent.iterdir() if p.name != path.name)
+
+
+def _localmem_file(path: Path, clock: FrozenClock) -> None:
+    with localmem.open(path, clock=clock) as store:
+        store.add("Ann lives in Lisbon", user_id="ann")
+
+
+NOT_SQLITE = {
+    "random-bytes": random.Random(0).randbytes(8192),
+    "text-file": b"Dear diary,\nthis is not a database.\n" * 200,
+    "short-text": b"hello\n",
+    "zeros": bytes(4096),
+    "fake-header": b"SQLite format 3\x00" + bytes(range(256)) * 16,
+}
+
+
+@pytest.mark.parametrize("content", NOT_SQLITE.values(), ids=NOT_SQLITE.keys())
+def test_non_sqlite_file_is_refused_and_unchanged(db_path: Path, content: bytes) -> None:
+    """A non-SQLite file raises CorruptDatabaseError and keeps every byte, with no -wal or -shm beside it."""
+    db_path.write_bytes(content)
+    with pytest.raises(localmem.CorruptDatabaseError, match="not a SQLite database"):
+        localmem.open(db_path)
+    assert db_path.read_bytes() == content
+    assert _side_files(db_path) == []
+
+
+def test_another_apps_sqlite_file_is_refused_and_unchanged(db_path: Path) -> None:
+    """A SQLite database with a table of its own raises CorruptDatabaseError and keeps every byte."""
+    conn = sqlite3.connect(db_path)
+    try:
+        conn.execute("CREATE TABLE recipes (name TEXT, minutes INTEGER)")
+        conn.execute("INSERT INTO recipes VALUES ('soup', 40)")
+        conn.commit()
+    finally:
+        conn.close()
+    before = db_path.read_bytes()
+
+    with pytest.raises(localmem.CorruptDatabaseError, match="not a localmem one"):
+        localmem.open(db_path)
+
+    after = db_path.read_bytes()
+    assert after[18:20] == before[18:20], "the file's journal mode was changed (to WAL)"
+    assert after == before
+    assert _side_files(db_path) == []
+
+
+def test_newer_schema_version_is_refused_naming_both_versions(
+    db_path: Path, clock: FrozenClock
+) -> None:
+    """A localmem file with a higher user_version raises SchemaVersionError naming its version and ours."""
+    _localmem_file(db_path, clock)
+    _set_user_version(db_path, 99)
+    before = db_path.read_bytes()
+
+    with pytest.raises(localmem.SchemaVersionError) as info:
+        localmem.open(db_path)
+
+    message = str(info.value).replace(str(db_path), "<path>")
+    assert re.search(r"\b99\b", message), message
+    assert re.search(rf"\b{_db.SCHEMA_VERSION}\b", message), message
+    assert db_path.read_bytes() == before
+
+
+def test_lower_version_without_migration_is_refused(db_path: Path, clock: FrozenClock) -> None:
+    """A localmem file at a version no migration leads from raises SchemaVersionError naming it."""
+    _localmem_file(db_path, clock)
+    _set_user_version(db_path, 0)
+
+    with pytest.raises(localmem.SchemaVersionError) as info:
+        localmem.open(db_path)
+
+    message = str(info.value).replace(str(db_path), "<path>")
+    assert re.search(r"\b0\b", message), message
+
+
+def test_gap_in_migrations_is_refused_before_any_step_runs(
+    db_path: Path, clock: FrozenClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a later migration step missing, opening fails before any step runs: the file is unchanged."""
+    _localmem_file(db_path, clock)
+    monkeypatch.setattr(_db, "SCHEMA_VERSION", _db.SCHEMA_VERSION + 2)
+    monkeypatch.setattr(_db, "MIGRATIONS", {2: "CREATE TABLE step_two (x INTEGER) STRICT"})
+
+    with pytest.raises(localmem.SchemaVersionError, match="no migration"):
+        localmem.open(db_path)
+
+    conn = sqlite3.connect(db_path)
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_schema")}
+    finally:
+        conn.close()
+    assert version == 1
+    assert "step_two" not in tables
+
+
+def test_fresh_file_is_private(db_path: Path, clock: FrozenClock) -> None:
+    """A new database file, its -wal and its -shm are created readable and writable by the owner only."""
+    with localmem.open(db_path, clock=clock) as store:
+        store.add("Ann lives in Lisbon", user_id="ann")
+        for name in (db_path, Path(f"{db_path}-wal"), Path(f"{db_path}-shm")):
+            assert stat.S_IMODE(name.stat().st_mode) == 0o600, name
+    assert stat.S_IMODE(db_path.stat().st_mode) == 0o600
+
+
+def test_fresh_file_in_a_new_directory(tmp_path: Path, clock: FrozenClock) -> None:
+    """Opening a path whose directories do not exist yet creates them and the file."""
+    path = tmp_path / "a" / "b" / "mem.db"
+    with localmem.open(path, clock=clock) as store:
+        assert Path(store.path) == path
+    assert path.is_file()
+
+
+def test_default_path_is_in_the_user_data_dir() -> None:
+    """localmem.open(None) creates localmem/localmem.db under XDG_DATA_HOME (platformdirs' data dir)."""
+    home = Path(os.environ["XDG_DATA_HOME"])  # a temp dir, set by conftest for every test
+    with localmem.open(None) as store:
+        path = Path(store.path)
+        store.add("Ann lives in Lisbon", user_id="ann")
+    assert path == home / "localmem" / "localmem.db"
+    assert path == _db.default_path()
+    assert path.is_file()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_memory_store_works(clock: FrozenClock) -> None:
+    """':memory:' opens a working store that holds nothing on disk."""
+    with localmem.open(":memory:", clock=clock) as store:
+        rev = store.add("Ann lives in Lisbon", user_id="ann")
+        assert [r.memory_id for r in store.read("ann")] == [rev.memory_id]
+        assert store.info().schema_version == _db.SCHEMA_VERSION
+        assert store.doctor().ok
+
+
+def test_reopening_keeps_identity_and_data(db_path: Path, clock: FrozenClock) -> None:
+    """Reopening a file keeps its device id and its memories, and does not run the schema again."""
+    with localmem.open(db_path, clock=clock) as store:
+        device = store.device_id
+        rev = store.add("Ann lives in Lisbon", user_id="ann")
+    with localmem.open(db_path, clock=clock) as store:
+        assert store.device_id == device
+        assert store.get(rev.memory_id) == rev
+        assert store.connection.execute("SELECT count(*) FROM store_meta").get == 2
+
+
+def test_file_is_in_wal_mode_with_foreign_keys(file_store: localmem.Store) -> None:
+    """A file store's connection uses WAL, enforces foreign keys, zeroes freed pages and carries the ids."""
+    conn = file_store.connection
+    assert conn.pragma("journal_mode") == "wal"
+    assert conn.pragma("foreign_keys") == 1
+    assert conn.pragma("secure_delete") == 1
+    assert conn.pragma("user_version") == _db.SCHEMA_VERSION
+    assert conn.pragma("application_id") == _db.APPLICATION_ID
+    other = sqlite3.connect(file_store.path)
+    try:
+        assert other.execute("PRAGMA journal_mode").fetchone() == ("wal",)  # stored in the file
+    finally:
+        other.close()
+
+
+def test_foreign_keys_are_enforced(file_store: localmem.Store) -> None:
+    """A revision pointing at a memory that does not exist is refused by the file's foreign keys."""
+    with pytest.raises(localmem.IntegrityError, match="FOREIGN KEY"), \
+            _db.transaction(file_store.connection) as conn:
+        conn.execute(
+            "INSERT INTO revisions (rev_id, memory_id, user_id, version, op, valid_from,"
+            " precision, valid_source, observed_at, recorded_at, tz, retracted, corrected,"
+            " origin) VALUES (?, ?, 'ann', 1, 'assert', 0, 'instant', 'assumed', 0, 0, 'UTC',"
+            " 0, 0, 'x')",
+            ("R" * 26, "M" * 26),
+        )
+
+
+# -- drift: the file's schema is schema.sql ------------------------------------------------
+
+
+def _schema_of(conn: apsw.Connection) -> list[tuple[str, str, str, str | None]]:
+    return sorted(conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_schema").fetchall(),
+                  key=lambda r: (r[0], r[1]))
+
+
+def _declared_names() -> set[tuple[str, str]]:
+    """(type, name) of every object schema.sql creates, read from its text."""
+    sql = re.sub(r"--[^\n]*", "", _db.schema_sql())
+    found = set()
+    for kind, name in re.findall(
+            r"CREATE\s+(TABLE|INDEX|TRIGGER|VIEW|VIRTUAL\s+TABLE)\s+(\w+)", sql, re.IGNORECASE):
+        found.add(("table" if "TABLE" in kind.upper() else kind.lower(), name))
+    return found
+
+
+def test_fresh_file_schema_matches_schema_sql(db_path: Path, clock: FrozenClock) -> None:
+    """A fresh file holds exactly the objects schema.sql creates, with the SQL a bare connection gets."""
+    with localmem.open(db_path, clock=clock) as store:
+        fresh = _schema_of(store.connection)
+    bare = apsw.Connection(":memory:")
+    try:
+        bare.execute(_db.schema_sql())
+        expected = _schema_of(bare)
+    finally:
+        bare.close()
+
+    def ours(rows: list[tuple[str, str, str, str | None]]) -> list[tuple[str, str, str, str | None]]:
+        # The planner's statistics tables come from PRAGMA optimize, not from the schema.
+        return [r for r in rows if not r[1].startswith("sqlite_stat")]
+
+    assert ours(fresh) == ours(expected)
+    shadow = {"content_fts_data", "content_fts_idx", "content_fts_docsize", "content_fts_config"}
+    names = {(t, n) for t, n, _, _ in fresh if not n.startswith("sqlite_") and n not in shadow}
+    assert names == _declared_names()
+
+
+def test_two_fresh_files_have_identical_schemas(tmp_path: Path, clock: FrozenClock) -> None:
+    """Two fresh files get byte-for-byte the same sqlite_schema and header pragmas."""
+    def schema(path: Path) -> tuple[object, ...]:
+        with localmem.open(path, clock=clock) as store:
+            conn = store.connection
+            return (_schema_of(conn), conn.pragma("user_version"), conn.pragma("application_id"))
+
+    assert schema(tmp_path / "one.db") == schema(tmp_path / "two.db")

@@ -1,0 +1,155 @@
+"""Packaging and import hygiene: what an install of localmem contains and pulls in.
+
+schema.sql lives at the repository root, the one place the data model is
+written; an editable install reads it there and a wheel carries it inside the
+package. Importing the library never imports the TUI's toolkit, and only
+localmem/clock.py reads the wall clock.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import localmem
+from localmem import _db
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _python(code: str, *, cwd: Path, pythonpath: Path | None = None) -> str:
+    """Run ``code`` in a fresh interpreter and return its stdout (failing the test on error)."""
+    env = dict(os.environ)
+    if pythonpath is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(pythonpath), env.get("PYTHONPATH", "")]).rstrip(
+            os.pathsep)
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=cwd, env=env,
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_schema_sql_found_in_editable_install() -> None:
+    """In this source checkout, schema_sql() returns the repository root's schema.sql verbatim."""
+    assert Path(localmem.__file__).resolve().is_relative_to(REPO)
+    assert _db.schema_sql() == (REPO / "schema.sql").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A wheel built from this checkout (no build isolation: hatchling is in the test extras)."""
+    out = tmp_path_factory.mktemp("wheel")
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", "--no-build-isolation",
+         "--disable-pip-version-check", "-q", "-w", str(out)],
+        capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    wheels = list(out.glob("localmem-*.whl"))
+    assert len(wheels) == 1, wheels
+    return wheels[0]
+
+
+@pytest.fixture(scope="module")
+def unpacked(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel's files, unzipped into a directory of their own."""
+    target = tmp_path_factory.mktemp("site")
+    with zipfile.ZipFile(wheel) as zf:
+        zf.extractall(target)
+    return target
+
+
+def _entry_points(wheel: Path) -> str:
+    with zipfile.ZipFile(wheel) as zf:
+        name = next(n for n in zf.namelist() if n.endswith(".dist-info/entry_points.txt"))
+        return zf.read(name).decode()
+
+
+@pytest.mark.slow
+def test_wheel_contains_schema_tui_and_console_script(wheel: Path) -> None:
+    """The wheel carries localmem/schema.sql (the repo's, verbatim), tui, py.typed and the console script."""
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+        assert "localmem/schema.sql" in names
+        assert zf.read("localmem/schema.sql") == (REPO / "schema.sql").read_bytes()
+    assert {"localmem/__init__.py", "localmem/py.typed", "tui/__init__.py"} <= names
+    assert not any(n.startswith("tests/") for n in names)
+    entry_points = _entry_points(wheel)
+    assert "[console_scripts]" in entry_points
+    assert re.search(r"^localmem\s*=\s*localmem\.cli:main\s*$", entry_points, re.MULTILINE)
+
+
+@pytest.mark.slow
+def test_unpacked_wheel_imports_and_opens_a_store(unpacked: Path, tmp_path: Path) -> None:
+    """With the unpacked wheel first on sys.path, localmem imports from it, finds schema.sql, adds one."""
+    code = """
+import json
+from importlib import resources
+import localmem
+from localmem.testing import FrozenClock
+
+store = localmem.open(":memory:", clock=FrozenClock("2026-03-02T08:00:00Z"))
+rev = store.add("Ann lives in Lisbon", user_id="ann")
+print(json.dumps({
+    "file": localmem.__file__,
+    "packaged_schema": resources.files("localmem").joinpath("schema.sql").is_file(),
+    "texts": [r.text for r in store.read("ann")],
+    "ok": store.doctor().ok,
+}))
+"""
+    out = json.loads(_python(code, cwd=tmp_path, pythonpath=unpacked))
+    assert Path(out["file"]).resolve().is_relative_to(unpacked.resolve())
+    assert out["packaged_schema"] is True
+    assert out["texts"] == ["Ann lives in Lisbon"]
+    assert out["ok"] is True
+
+
+@pytest.mark.slow
+def test_console_script_target_exists_in_the_wheel(wheel: Path, unpacked: Path, tmp_path: Path) -> None:
+    """The console script's entry point names a module and function that the wheel itself provides."""
+    match = re.search(r"^localmem\s*=\s*([\w.]+):(\w+)", _entry_points(wheel), re.MULTILINE)
+    assert match, _entry_points(wheel)
+    module, func = match.groups()
+    code = f"""
+import importlib
+mod = importlib.import_module({module!r})
+print(mod.__file__)
+assert callable(getattr(mod, {func!r}))
+"""
+    out = _python(code, cwd=tmp_path, pythonpath=unpacked)
+    assert Path(out.strip()).resolve().is_relative_to(unpacked.resolve())
+
+
+def test_importing_localmem_does_not_import_the_tui_toolkit(tmp_path: Path) -> None:
+    """`import localmem` (and its public modules) loads neither textual nor rich."""
+    code = """
+import sys
+import localmem, localmem.store, localmem.testing
+print(sorted(m for m in sys.modules if m.split(".")[0] in ("textual", "rich", "tui")))
+"""
+    assert _python(code, cwd=tmp_path).strip() == "[]"
+
+
+WALL_CLOCK = re.compile(
+    r"datetime\.now\s*\(|datetime\.utcnow\s*\(|date\.today\s*\(|time\.time(_ns)?\s*\(")
+
+
+def test_only_clock_py_reads_the_wall_clock() -> None:
+    """datetime.now, utcnow, date.today and time.time appear in localmem/clock.py and in no other module."""
+    hits = {
+        path.name: [n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                    if WALL_CLOCK.search(line)]
+        for path in sorted((REPO / "localmem").glob("*.py"))
+    }
+    strays = {name: lines for name, lines in hits.items() if lines and name != "clock.py"}
+    assert strays == {}
+    assert hits["clock.py"], "clock.py should be where the wall clock is read"

@@ -392,3 +392,12 @@ def test_memory_id_prefix_resolves(store: localmem.Store) -> None:
     assert store.resolve_id(m.memory_id[:20].lower()) == m.memory_id
     with pytest.raises(localmem.NotFoundError):
         store.resolve_id("ZZZZZZ")
+
+
+def test_ids_are_time_ordered_ulids() -> None:
+    """Ids are 26 Crockford base32 characters whose order follows the time they encode."""
+    from localmem.ids import is_id, new_id
+
+    ids = [new_id(t * 1000) for t in (0, 1, 2**40, 2**47)]
+    assert all(is_id(i) for i in ids) and ids == sorted(ids)
+    assert new_id(0).startswith("0000000000") and len(set(new_id(5) for _ in range(100))) == 100

@@ -8,7 +8,6 @@ nested); one function maps SQLite's errors to localmem's.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
 import secrets
 from collections.abc import Iterator
@@ -224,9 +223,6 @@ def _migrate(conn: apsw.Connection, name: str) -> None:
             conn.pragma("user_version", step)
 
 
-_savepoints = itertools.count()
-
-
 @contextlib.contextmanager
 def transaction(conn: apsw.Connection) -> Iterator[apsw.Connection]:
     """One atomic unit of work: all of it commits or none of it does.
@@ -239,7 +235,9 @@ def transaction(conn: apsw.Connection) -> Iterator[apsw.Connection]:
     """
     with map_errors():
         if not conn.getautocommit():
-            name = f"localmem_{next(_savepoints)}"
+            # One constant name: SQLite nests same-named savepoints (RELEASE and
+            # ROLLBACK TO act on the innermost), and the statements stay cached.
+            name = "localmem"
             conn.execute(f"SAVEPOINT {name}")
             try:
                 yield conn

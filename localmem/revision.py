@@ -99,7 +99,8 @@ class Revision:
         return out
 
 
-def _loads(text: str | None) -> Any:
+def loads_json(text: str | None) -> Any:
+    """Decode a stored JSON column (None stays None)."""
     return None if text is None else json.loads(text)
 
 
@@ -124,9 +125,9 @@ def revision_from_row(row: Sequence[Any], valid_at: int | None) -> Revision:
         version=version,
         op=op,
         text=text,
-        value=_loads(value),
-        attributes=_loads(attributes),
-        source=_loads(source),
+        value=loads_json(value),
+        attributes=loads_json(attributes),
+        source=loads_json(source),
         reason=reason,
         valid_from=from_micros(valid_from),
         valid_to=None if valid_to is None else from_micros(valid_to),

@@ -74,7 +74,7 @@ from .errors import (
 )
 from .ids import new_id
 from .interval import check_interval, check_precision
-from .revision import Change, Erasure, Revision, Snapshot, changes, revision_from_row
+from .revision import Change, Erasure, Revision, Snapshot, changes, loads_json, revision_from_row
 
 __all__ = ["Store", "open", "UNSET", "StoreInfo", "DoctorReport", "Check"]
 
@@ -368,6 +368,8 @@ class Store:
         *,
         memory_id: str,
         user_id: str,
+        kind: str,
+        key: str | None,
         version: int,
         op: str,
         valid_from: int,
@@ -388,7 +390,8 @@ class Store:
         attributes: str | None,
         source: str | None,
         reason: str | None,
-    ) -> str:
+    ) -> Revision:
+        """Insert one revision and its content; return it as a read at recorded_at would."""
         rev_id = new_id(recorded_at)
         self._conn.execute(
             "INSERT INTO revisions (rev_id, memory_id, user_id, version, op, valid_from, valid_to,"
@@ -404,14 +407,27 @@ class Store:
             " VALUES (?,?,?,?,?,?,?)",
             (self._conn.last_insert_rowid(), memory_id, text, value, attributes, source, reason),
         )
-        return rev_id
+        return Revision(
+            rev_id=rev_id, memory_id=memory_id, user_id=user_id, kind=kind, key=key,
+            version=version, op=op, text=text, value=loads_json(value), attributes=loads_json(attributes),
+            source=loads_json(source), reason=reason, valid_from=from_micros(valid_from),
+            valid_to=None if valid_to is None else from_micros(valid_to), precision=precision,
+            valid_source=valid_source, observed_at=from_micros(observed_at),
+            recorded_at=from_micros(recorded_at), tz=tz,
+            expires_at=None if expires_at is None else from_micros(expires_at),
+            prev_rev=prev_rev, supersedes=supersedes, superseded_by=superseded_by,
+            origin=self.device_id, retracted=retracted, corrected=corrected, erased=False,
+            expired=expires_at is not None and expires_at <= recorded_at,
+        )
 
-    def _follow(self, state: _State, recorded_at: int, op: str, **changes: Any) -> str:
+    def _follow(self, state: _State, recorded_at: int, op: str, **changes: Any) -> Revision:
         """Append a revision that copies ``state`` forward with ``changes``."""
         rev = state.rev
         row: dict[str, Any] = {
             "memory_id": rev.memory_id,
             "user_id": rev.user_id,
+            "kind": rev.kind,
+            "key": rev.key,
             "version": rev.version + 1,
             "op": op,
             "valid_from": to_micros(rev.valid_from),
@@ -435,18 +451,6 @@ class Store:
         }
         row.update(changes)
         return self._append(**row)
-
-    def _fetch(self, rev_id: str, valid_at: int | None) -> Revision:
-        row = self._conn.execute(
-            f"SELECT {queries.REVISION_COLUMNS} FROM revisions AS r"
-            " JOIN memories AS m ON m.memory_id = r.memory_id"
-            " LEFT JOIN content AS c ON c.rev_seq = r.seq"
-            " LEFT JOIN erasures AS e ON e.memory_id = r.memory_id"
-            " WHERE r.rev_id = ?",
-            (rev_id,),
-        ).fetchone()
-        assert row is not None, rev_id  # written in this same transaction
-        return revision_from_row(row, valid_at)
 
     # -- writes ----------------------------------------------------------------
 
@@ -513,12 +517,11 @@ class Store:
         encoded = (_json(value, "value"), _attributes(attributes), _json(source, "source"))
         with self._write() as now:
             z = self._zone_for(tz, user_id)
-            rev_id = self._assert(
+            return self._assert(
                 text, user_id=user_id, now=now, zone_=z, observed_at=observed_at,
                 valid_from=valid_from, valid_to=valid_to, precision=precision, expires=expires,
                 key=key, supersedes=supersedes, kind=kind, encoded=encoded, reason=reason,
             )
-            return self._fetch(rev_id, now)
 
     def _assert(
         self,
@@ -537,7 +540,7 @@ class Store:
         kind: str,
         encoded: tuple[str | None, str | None, str | None],
         reason: str | None,
-    ) -> str:
+    ) -> Revision:
         observed = (
             now if observed_at is None
             else to_micros(parse_time(observed_at, name="observed_at", tz=zone_).at)
@@ -569,8 +572,8 @@ class Store:
             (memory_id, user_id, kind, key, now),
         )
         value, attributes, source = encoded
-        rev_id = self._append(
-            memory_id=memory_id, user_id=user_id, version=1,
+        new = self._append(
+            memory_id=memory_id, user_id=user_id, kind=kind, key=key, version=1,
             op="supersede" if old else "assert",
             valid_from=vf, valid_to=vt, precision=prec, valid_source=vsrc,
             observed_at=observed, recorded_at=now, tz=zone_.key, expires_at=exp,
@@ -588,7 +591,7 @@ class Store:
                 superseded_by=memory_id,
                 reason=reason,
             )
-        return rev_id
+        return new
 
     def _expiry(self, expires: TimeInput | None, z: ZoneInfo) -> int | None:
         if expires is None:
@@ -715,8 +718,7 @@ class Store:
             if observed_at is not None:
                 changes["observed_at"] = to_micros(
                     parse_time(observed_at, name="observed_at", tz=z).at)
-            rev_id = self._follow(state, now, "correct", corrected=True, reason=reason, **changes)
-            return self._fetch(rev_id, now)
+            return self._follow(state, now, "correct", corrected=True, reason=reason, **changes)
 
     def supersede(
         self,
@@ -751,12 +753,11 @@ class Store:
         encoded = (_json(value, "value"), _attributes(attributes), _json(source, "source"))
         with self._write() as now:
             old = self._state(memory_id).rev
-            rev_id = self._assert(
+            return self._assert(
                 text, user_id=old.user_id, now=now, zone_=zone(old.tz), observed_at=observed_at,
                 valid_from=valid_from, valid_to=valid_to, precision=precision, expires=expires,
                 key=old.key, supersedes=memory_id, kind=old.kind, encoded=encoded, reason=reason,
             )
-            return self._fetch(rev_id, now)
 
     def retract(
         self, memory_id: str, reason: str | None = None, *, observed_at: TimeInput | None = None
@@ -777,9 +778,8 @@ class Store:
                 raise InvalidOperationError(f"memory {memory_id!r} is already retracted")
             obs = now if observed_at is None else to_micros(
                 parse_time(observed_at, name="observed_at", tz=zone(state.rev.tz)).at)
-            rev_id = self._follow(state, now, "retract", retracted=True, reason=reason,
-                                  observed_at=obs)
-            return self._fetch(rev_id, now)
+            return self._follow(state, now, "retract", retracted=True, reason=reason,
+                                observed_at=obs)
 
     def expire(
         self, memory_id: str, on: TimeInput, *, reason: str | None = None
@@ -806,8 +806,7 @@ class Store:
                 raise InvalidOperationError(
                     f"memory {memory_id!r} already expires at {state.rev.expires_at.isoformat()!r}"
                 )
-            rev_id = self._follow(state, now, "expire", expires_at=exp, reason=reason)
-            return self._fetch(rev_id, now)
+            return self._follow(state, now, "expire", expires_at=exp, reason=reason)
 
     def erase(self, memory_id: str, reason: str | None = None, *, by: str | None = None) -> Erasure:
         """Destroy the content of every revision of a memory (privacy erasure).

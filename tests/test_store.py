@@ -401,3 +401,23 @@ def test_ids_are_time_ordered_ulids() -> None:
     ids = [new_id(t * 1000) for t in (0, 1, 2**40, 2**47)]
     assert all(is_id(i) for i in ids) and ids == sorted(ids)
     assert new_id(0).startswith("0000000000") and len(set(new_id(5) for _ in range(100))) == 100
+
+
+def test_each_write_returns_what_a_read_at_its_recorded_time_returns(
+    store: localmem.Store, clock: FrozenClock
+) -> None:
+    """The Revision a write returns equals get() at its recorded time, for every kind of write."""
+    first = store.add("Sam lives in Lisbon", user_id="sam", key="home_city", valid_from="2023-05",
+                      tz="Europe/Lisbon", value={"city": "Lisbon"}, attributes={"src": "chat"},
+                      source={"message": 7}, expires="2030-01-01", reason="told us")
+    clock.advance(hours=1)
+    corrected = store.correct(first.memory_id, text="Sam lives in Lisboa", value=[1, 2.5])
+    clock.advance(hours=1)
+    expired = store.expire(first.memory_id, "2025-12-31")
+    clock.advance(hours=1)
+    successor = store.add("Sam lives in Berlin", user_id="sam", key="home_city",
+                          valid_from="2025-09-01")
+    clock.advance(hours=1)
+    retracted = store.retract(successor.memory_id, "wrong person")
+    for rev in (first, corrected, expired, successor, retracted):
+        assert store.get(rev.memory_id, known_at=rev.recorded_at, valid_at=rev.recorded_at) == rev

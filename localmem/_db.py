@@ -200,6 +200,10 @@ def _configure(conn: apsw.Connection) -> None:
     apsw.bestpractice.connection_recursive_triggers(conn)
     apsw.bestpractice.connection_optimize(conn)
     apsw.bestpractice.connection_wal(conn)
+    # Query planner stability: without it, once ANALYZE has written STAT4 rows
+    # (PRAGMA optimize does), every as-of lookup with `recorded_at <= ?` is
+    # re-planned at each bind, which costs more than the lookup itself.
+    conn.config(apsw.SQLITE_DBCONFIG_ENABLE_QPSG, 1)
     # Freed pages are zeroed, so erased words do not linger in the file.
     conn.pragma("secure_delete", True)
 

@@ -50,10 +50,12 @@ import apsw
 from . import queries
 from ._db import APPLICATION_ID, SCHEMA_VERSION, connect, map_errors, schema_sql, transaction
 from .clock import (
+    UTC_ZONE,
     Clock,
     Moment,
     TimeInput,
     from_micros,
+    instant_micros,
     is_date_form,
     parse_time,
     period_end,
@@ -305,13 +307,13 @@ class Store:
         tz: ZoneInfo,
     ) -> tuple[int, int]:
         """(known, valid) in microseconds: see the module docstring for the defaults."""
-        base = None if as_of is None else to_micros(parse_time(as_of, name="as_of", tz=tz).at)
+        base = None if as_of is None else instant_micros(as_of, name="as_of", tz=tz)
         if known_at is not None:
-            known = to_micros(parse_time(known_at, name="known_at", tz=tz).at)
+            known = instant_micros(known_at, name="known_at", tz=tz)
         else:
             known = base if base is not None else to_micros(self._now())
         if valid_at is not None:
-            valid = to_micros(parse_time(valid_at, name="valid_at", tz=tz).at)
+            valid = instant_micros(valid_at, name="valid_at", tz=tz)
         else:
             valid = base if base is not None else known
         return known, valid
@@ -865,8 +867,8 @@ class Store:
         """
         if not isinstance(memory_id, str):
             raise NotFoundError(f"memory id {memory_id!r} is not an id: expected a string")
-        z = zone("UTC")
-        if any(is_date_form(a) for a in (as_of, known_at, valid_at)):
+        z = UTC_ZONE
+        if any(a is not None and is_date_form(a) for a in (as_of, known_at, valid_at)):
             z = zone(self._state(memory_id, writable=False).rev.tz)
         known, valid = self._axes(as_of, known_at, valid_at, z)
         q = queries.get_as_of(memory_id, known)

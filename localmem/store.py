@@ -633,7 +633,8 @@ class Store:
                  if not s.rev.retracted and s.rev.superseded_by is None]
         if not heads:
             return None
-        head = max(heads, key=lambda s: (s.rev.valid_from, s.rev.recorded_at))
+        # Latest start wins; ties go to the latest recorded, then the larger id.
+        head = max(heads, key=lambda s: (s.rev.valid_from, s.rev.recorded_at, s.rev.memory_id))
         start = to_micros(head.rev.valid_from)
         if vf > start:
             return head

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["REVISION_COLUMNS", "Query", "get_as_of", "read_as_of", "snapshot", "history"]
+__all__ = [
+    "REVISION_COLUMNS", "GET_AS_OF", "Query", "get_as_of", "read_as_of", "snapshot", "history",
+]
 
 #: The columns every revision read selects, in the order Revision is built from.
 REVISION_COLUMNS = """
@@ -41,19 +43,23 @@ r.seq = (
 
 @dataclass(frozen=True, slots=True)
 class Query:
-    """A SQL string with its named parameters."""
+    """A SQL string with its parameters (named in a dict, or positional)."""
 
     sql: str
-    params: dict[str, object]
+    params: dict[str, object] | tuple[object, ...]
+
+
+#: One memory as known at a time: a single probe of ``revisions_asof``.
+#: Positional parameters (memory_id, known): the hottest read, kept lean.
+GET_AS_OF = f"""SELECT {REVISION_COLUMNS} {_FROM}
+WHERE r.memory_id = ?1 AND r.recorded_at <= ?2
+ORDER BY r.recorded_at DESC, r.seq DESC
+LIMIT 1"""
 
 
 def get_as_of(memory_id: str, known: int) -> Query:
-    """One memory as known at ``known``: a single probe of ``revisions_asof``."""
-    sql = f"""SELECT {REVISION_COLUMNS} {_FROM}
-WHERE r.memory_id = :memory_id AND r.recorded_at <= :known
-ORDER BY r.recorded_at DESC, r.seq DESC
-LIMIT 1"""
-    return Query(sql, {"memory_id": memory_id, "known": known})
+    """One memory as known at ``known`` (:data:`GET_AS_OF` with its parameters)."""
+    return Query(GET_AS_OF, (memory_id, known))
 
 
 def read_as_of(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
@@ -104,6 +104,27 @@ def loads_json(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
 
+def _fast_constructor(cls: type) -> Any:
+    """A keyword-only constructor for a frozen slots dataclass that skips its __init__.
+
+    A frozen dataclass's __init__ sets each field through object.__setattr__,
+    about 8 µs for Revision's 29 fields, a sixth of an as-of get. Setting the
+    slots through their descriptors does the same job in a fraction of that;
+    the instance is still frozen (assignment raises FrozenInstanceError) and
+    equal to one built by __init__. Defaults are not applied: pass every field.
+    """
+    names = [f.name for f in fields(cls)]
+    setters = {f"_set_{n}": getattr(cls, n).__set__ for n in names}
+    body = "\n".join(f"    _set_{n}(obj, {n})" for n in names)
+    src = f"def make(*, {', '.join(names)}):\n    obj = _new(_cls)\n{body}\n    return obj\n"
+    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls, **setters}
+    exec(src, namespace)  # noqa: S102 - generated from the dataclass's own field names
+    return namespace["make"]
+
+
+_new_revision = _fast_constructor(Revision)
+
+
 def revision_from_row(row: Sequence[Any], valid_at: int | None) -> Revision:
     """Build a Revision from a row of ``queries.REVISION_COLUMNS``.
 
@@ -116,7 +137,7 @@ def revision_from_row(row: Sequence[Any], valid_at: int | None) -> Revision:
         tz, expires_at, retracted, corrected, prev_rev, supersedes, superseded_by,
         origin, erased_at,
     ) = row
-    return Revision(
+    rev: Revision = _new_revision(
         rev_id=rev_id,
         memory_id=memory_id,
         user_id=user_id,
@@ -145,7 +166,9 @@ def revision_from_row(row: Sequence[Any], valid_at: int | None) -> Revision:
         corrected=bool(corrected),
         erased=erased_at is not None,
         expired=expires_at is not None and valid_at is not None and expires_at <= valid_at,
+        stale=False,
     )
+    return rev
 
 
 @dataclass(frozen=True, slots=True)

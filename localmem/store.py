@@ -869,12 +869,15 @@ class Store:
         if not isinstance(memory_id, str):
             raise NotFoundError(f"memory id {memory_id!r} is not an id: expected a string")
         z = UTC_ZONE
-        if any(a is not None and is_date_form(a) for a in (as_of, known_at, valid_at)):
+        if any(a is not None and type(a) is not datetime and is_date_form(a)
+               for a in (as_of, known_at, valid_at)):
             z = zone(self._state(memory_id, writable=False).rev.tz)
         known, valid = self._axes(as_of, known_at, valid_at, z)
-        q = queries.get_as_of(memory_id, known)
-        with map_errors():
-            row = self._conn.execute(q.sql, q.params).fetchone()
+        try:
+            row = self._conn.execute(queries.GET_AS_OF, (memory_id, known)).fetchone()
+        except apsw.Error:
+            with map_errors():
+                raise
         if row is None:
             self._state(memory_id, writable=False)  # raises NotFoundError if unknown
             return None

@@ -6,6 +6,7 @@ nothing ever overwritten, one SQLite file. Start with :func:`open`.
 
 from .clock import Clock, TimeInput, system_clock
 from .errors import (
+    BatchAbortedError,
     CorruptDatabaseError,
     ErasedError,
     ImmutableError,
@@ -55,6 +56,7 @@ __all__ = [
     "SchemaVersionError",
     "CorruptDatabaseError",
     "StorageError",
+    "BatchAbortedError",
 ]
 
 __version__ = "0.1.0"

@@ -206,6 +206,9 @@ def _configure(conn: apsw.Connection) -> None:
     conn.config(apsw.SQLITE_DBCONFIG_ENABLE_QPSG, 1)
     # Freed pages are zeroed, so erased words do not linger in the file.
     conn.pragma("secure_delete", True)
+    # Statement journals and sorts stay in memory: each is bounded by one
+    # write or one read, and a temporary file per statement costs ~8% of a write.
+    conn.pragma("temp_store", "memory")
 
 
 def _create_schema(conn: apsw.Connection) -> None:

@@ -22,6 +22,7 @@ __all__ = [
     "SchemaVersionError",
     "CorruptDatabaseError",
     "StorageError",
+    "BatchAbortedError",
 ]
 
 
@@ -79,3 +80,7 @@ class CorruptDatabaseError(LocalmemError):
 
 class StorageError(LocalmemError, OSError):
     """The operating system failed a read or write; nothing was committed."""
+
+
+class BatchAbortedError(LocalmemError):
+    """A write failed part way inside a batch, so the whole batch rolls back."""

@@ -65,6 +65,7 @@ from .clock import (
 )
 from .doctor import Check, DoctorReport, run_checks
 from .errors import (
+    BatchAbortedError,
     ErasedError,
     InvalidInputError,
     InvalidIntervalError,
@@ -175,6 +176,7 @@ class Store:
         self._conn = conn
         self._clock = clock
         self._depth = 0  # nesting of batch()/write transactions
+        self._doomed: str | None = None  # why the open batch must roll back
         self._erased_in_txn = False  # the open transaction erased something
         self._checkpoint_pending = False  # an erase's words may still be in the WAL
         self.device_id: str = conn.execute(
@@ -211,42 +213,72 @@ class Store:
     def batch(self) -> Iterator[Store]:
         """Group writes into one transaction: all of them commit, or none.
 
-        If a write inside the batch fails on storage, SQLite may roll the whole
-        batch back at once; every later write in the block then raises
-        StorageError too, and so does the end of the block.
+        Each write stays atomic: one that is refused before it changes a row
+        (bad input, an unknown id, a refused operation) leaves the batch as it
+        was, and the batch may go on. One that fails after it started changing
+        rows (a storage fault, a broken constraint) dooms the batch: every
+        later write in the block raises BatchAbortedError, and the block ends
+        by rolling the whole batch back and raising it too. (Writes in a batch
+        run without a savepoint each: a savepoint costs about a sixth of a write.)
         """
         with self._transaction():
             yield self
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
-        if self._depth and self._conn.getautocommit():
-            raise StorageError(
-                "this batch was rolled back by SQLite after a storage error; nothing in it "
-                "was committed: leave the `with store.batch():` block and start again"
-            )
-        outermost = self._depth == 0
-        self._depth += 1
+        if self._depth:
+            yield from self._nested()
+            return
+        self._depth = 1
+        self._doomed = None
         try:
             with transaction(self._conn):
                 yield
-                if outermost and self._erased_in_txn:
+                if self._doomed is not None:
+                    raise BatchAbortedError(
+                        f"a write in this batch failed after changing rows ({self._doomed}); "
+                        "the whole batch was rolled back"
+                    )
+                if self._erased_in_txn:
                     # Merge the full-text index into one new segment so no old
                     # segment or page key still holds an erased token.
                     self._conn.execute("INSERT INTO content_fts (content_fts) VALUES ('optimize')")
         except BaseException:
-            if outermost:
-                self._erased_in_txn = False
+            self._erased_in_txn = False
+            raise
+        finally:
+            self._depth = 0
+            self._doomed = None
+        if self._erased_in_txn:
+            self._erased_in_txn = False
+            self._checkpoint_pending = True
+        # A failed checkpoint leaves the flag set; the next commit retries.
+        with contextlib.suppress(StorageError):
+            self._checkpoint()
+
+    def _nested(self) -> Iterator[None]:
+        """A write (or batch) inside a batch: no savepoint; a failure after changes dooms it."""
+        if self._conn.getautocommit():
+            raise StorageError(
+                "this batch was rolled back by SQLite after a storage error; nothing in it "
+                "was committed: leave the `with store.batch():` block and start again"
+            )
+        if self._doomed is not None:
+            raise BatchAbortedError(
+                f"an earlier write in this batch failed after changing rows ({self._doomed}); "
+                "the batch will be rolled back: leave the `with store.batch():` block"
+            )
+        changes = self._conn.total_changes()
+        self._depth += 1
+        try:
+            with map_errors():
+                yield
+        except BaseException as exc:
+            if self._conn.total_changes() != changes:
+                self._doomed = f"{type(exc).__name__}: {exc}"
             raise
         finally:
             self._depth -= 1
-        if outermost:
-            if self._erased_in_txn:
-                self._erased_in_txn = False
-                self._checkpoint_pending = True
-            # A failed checkpoint leaves the flag set; the next commit retries.
-            with contextlib.suppress(StorageError):
-                self._checkpoint()
 
     def _checkpoint(self) -> bool:
         """Copy the WAL into the main file and truncate it, if an erase asked for it.

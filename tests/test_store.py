@@ -421,3 +421,33 @@ def test_each_write_returns_what_a_read_at_its_recorded_time_returns(
     retracted = store.retract(successor.memory_id, "wrong person")
     for rev in (first, corrected, expired, successor, retracted):
         assert store.get(rev.memory_id, known_at=rev.recorded_at, valid_at=rev.recorded_at) == rev
+
+
+def test_a_refused_write_inside_a_batch_leaves_the_batch_usable(store: localmem.Store) -> None:
+    """A write refused before changing a row does not spoil the batch around it."""
+    with store.batch():
+        store.add("first", user_id="u")
+        with pytest.raises(localmem.UnknownZoneError):
+            store.add("second", user_id="u", tz="Nowhere/Land")
+        with pytest.raises(localmem.NotFoundError):
+            store.correct("NOSUCHMEMORY", text="x")
+        store.add("third", user_id="u")
+    assert [r.text for r in store.read("u")] == ["first", "third"]
+
+
+def test_a_write_failing_after_changes_dooms_the_batch(store: localmem.Store) -> None:
+    """A write that fails half way inside a batch rolls the whole batch back, loudly."""
+    store.add("before the batch", user_id="u")
+    # Fail the content insert, which comes after the memory and revision rows.
+    store.connection.execute(
+        "CREATE TEMP TRIGGER boom BEFORE INSERT ON content WHEN NEW.text = 'boom'"
+        " BEGIN SELECT RAISE(ABORT, 'boom'); END")
+    with pytest.raises(localmem.BatchAbortedError, match="boom"), store.batch():
+        store.add("in the batch", user_id="u")
+        with pytest.raises(localmem.IntegrityError):
+            store.add("boom", user_id="u")
+        with pytest.raises(localmem.BatchAbortedError):
+            store.add("after the failure", user_id="u")
+    assert [r.text for r in store.read("u")] == ["before the batch"]
+    assert store.doctor().ok
+    store.add("the store goes on", user_id="u")

@@ -122,6 +122,7 @@ def _fast_constructor(cls: type) -> Any:
     return namespace["make"]
 
 
+#: Keyword constructor for Revision that skips the frozen __init__ (see above).
 _new_revision = _fast_constructor(Revision)
 
 

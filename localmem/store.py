@@ -77,7 +77,16 @@ from .errors import (
 )
 from .ids import new_id
 from .interval import check_interval, check_precision
-from .revision import Change, Erasure, Revision, Snapshot, changes, loads_json, revision_from_row
+from .revision import (
+    Change,
+    Erasure,
+    Revision,
+    Snapshot,
+    _new_revision,
+    changes,
+    loads_json,
+    revision_from_row,
+)
 
 __all__ = ["Store", "open", "UNSET", "StoreInfo", "DoctorReport", "Check"]
 
@@ -177,6 +186,10 @@ class Store:
         self._clock = clock
         self._depth = 0  # nesting of batch()/write transactions
         self._doomed: str | None = None  # why the open batch must roll back
+        # Known while a write transaction is open (and only then): the newest
+        # recorded_at and each user's last zone, saving a query per write.
+        self._txn_newest: int | None = None
+        self._txn_zones: dict[str, str] = {}
         self._erased_in_txn = False  # the open transaction erased something
         self._checkpoint_pending = False  # an erase's words may still be in the WAL
         self.device_id: str = conn.execute(
@@ -231,6 +244,8 @@ class Store:
             return
         self._depth = 1
         self._doomed = None
+        self._txn_newest = None
+        self._txn_zones.clear()
         try:
             with transaction(self._conn):
                 yield
@@ -249,6 +264,8 @@ class Store:
         finally:
             self._depth = 0
             self._doomed = None
+            self._txn_newest = None
+            self._txn_zones.clear()
         if self._erased_in_txn:
             self._erased_in_txn = False
             self._checkpoint_pending = True
@@ -314,21 +331,29 @@ class Store:
 
     def _recorded_now(self) -> int:
         """The recorded_at of a write now: the clock, never before the newest row."""
-        newest = self._conn.execute(
-            # Two-argument max() is NULL if either is; coalesce keeps the other.
-            "SELECT max(coalesce((SELECT max(recorded_at) FROM revisions), -9e18),"
-            " coalesce((SELECT max(erased_at) FROM erasures), -9e18))"
-        ).get
-        now = to_micros(self._now())
-        return max(now, int(newest))
+        newest = self._txn_newest
+        if newest is None:
+            newest = int(self._conn.execute(
+                # Two-argument max() is NULL if either is; coalesce keeps the other.
+                "SELECT max(coalesce((SELECT max(recorded_at) FROM revisions), -9e18),"
+                " coalesce((SELECT max(erased_at) FROM erasures), -9e18))"
+            ).get)
+        # Within one write transaction nobody else can commit, so the newest
+        # recorded time is what this transaction last used.
+        self._txn_newest = max(to_micros(self._now()), newest)
+        return self._txn_newest
 
     def _user_zone(self, user_id: str) -> str | None:
+        if user_id in self._txn_zones:
+            return self._txn_zones[user_id]
         tz: str | None = self._conn.execute(
             # Only a memory's first revision is given a zone; later ones copy it.
             "SELECT tz FROM revisions WHERE user_id = ? AND version = 1"
             " ORDER BY recorded_at DESC, seq DESC LIMIT 1",
             (user_id,),
         ).get
+        if self._depth and tz is not None:
+            self._txn_zones[user_id] = tz
         return tz
 
     def _axes(
@@ -441,7 +466,7 @@ class Store:
             " VALUES (?,?,?,?,?,?,?)",
             (self._conn.last_insert_rowid(), memory_id, text, value, attributes, source, reason),
         )
-        return Revision(
+        built: Revision = _new_revision(
             rev_id=rev_id, memory_id=memory_id, user_id=user_id, kind=kind, key=key,
             version=version, op=op, text=text, value=loads_json(value), attributes=loads_json(attributes),
             source=loads_json(source), reason=reason, valid_from=from_micros(valid_from),
@@ -451,8 +476,9 @@ class Store:
             expires_at=None if expires_at is None else from_micros(expires_at),
             prev_rev=prev_rev, supersedes=supersedes, superseded_by=superseded_by,
             origin=self.device_id, retracted=retracted, corrected=corrected, erased=False,
-            expired=expires_at is not None and expires_at <= recorded_at,
+            expired=expires_at is not None and expires_at <= recorded_at, stale=False,
         )
+        return built
 
     def _follow(self, state: _State, recorded_at: int, op: str, **changes: Any) -> Revision:
         """Append a revision that copies ``state`` forward with ``changes``."""
@@ -615,6 +641,7 @@ class Store:
             supersedes=old.rev.memory_id if old else None, superseded_by=None,
             text=text, value=value, attributes=attributes, source=source, reason=reason,
         )
+        self._txn_zones[user_id] = zone_.key  # this user's last given zone, from now on
         if old is not None:
             old_to = old.rev.valid_to
             closes = old_to is None or to_micros(old_to) > vf

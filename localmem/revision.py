@@ -99,9 +99,21 @@ class Revision:
         return out
 
 
+# Stored JSON is always compact json.dumps output (and CHECKed valid), so the C
+# scanner reads it directly: json.loads adds two whitespace regex passes and a
+# wrapper, two thirds of its cost on small values.
+_scan_json = json.JSONDecoder().scan_once
+
+
 def loads_json(text: str | None) -> Any:
     """Decode a stored JSON column (None stays None)."""
-    return None if text is None else json.loads(text)
+    if text is None:
+        return None
+    try:
+        value, end = _scan_json(text, 0)
+    except StopIteration:
+        return json.loads(text)  # not compact after all: let json explain
+    return value if end == len(text) else json.loads(text)
 
 
 def _fast_constructor(cls: type) -> Any:

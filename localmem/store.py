@@ -928,9 +928,10 @@ class Store:
         if not isinstance(memory_id, str):
             raise NotFoundError(f"memory id {memory_id!r} is not an id: expected a string")
         z = UTC_ZONE
-        if any(a is not None and type(a) is not datetime and is_date_form(a)
-               for a in (as_of, known_at, valid_at)):
-            z = zone(self._state(memory_id, writable=False).rev.tz)
+        for a in (as_of, known_at, valid_at):
+            if a is not None and type(a) is not datetime and is_date_form(a):
+                z = zone(self._state(memory_id, writable=False).rev.tz)
+                break
         known, valid = self._axes(as_of, known_at, valid_at, z)
         try:
             row = self._conn.execute(queries.GET_AS_OF, (memory_id, known)).fetchone()

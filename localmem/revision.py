@@ -102,7 +102,7 @@ class Revision:
 # Stored JSON is always compact json.dumps output (and CHECKed valid), so the C
 # scanner reads it directly: json.loads adds two whitespace regex passes and a
 # wrapper, two thirds of its cost on small values.
-_scan_json = json.JSONDecoder().scan_once
+_scan_json = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # set in __init__, untyped
 
 
 def loads_json(text: str | None) -> Any:

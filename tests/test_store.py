@@ -453,7 +453,9 @@ def test_a_write_failing_after_changes_dooms_the_batch(store: localmem.Store) ->
     store.add("the store goes on", user_id="u")
 
 
-@pytest.mark.parametrize("value", [0, -1.5, "text", "", [1, [2, {"a": None}]], {"é": "ü", "n": 1e300}, True, None])
+@pytest.mark.parametrize(
+    "value", [0, -1.5, "text", "", [1, [2, {"a": None}]], {"é": "ü", "n": 1e300}, True, None]
+)
 def test_json_values_round_trip(store: localmem.Store, value: object) -> None:
     """Values, attributes and sources come back exactly as given, whatever their JSON shape."""
     m = store.add("x", user_id="u", value=value, attributes={"v": value}, source=value)

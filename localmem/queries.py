@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
-    "REVISION_COLUMNS", "GET_AS_OF", "Query", "get_as_of", "read_as_of", "snapshot", "history",
+    "REVISION_COLUMNS", "GET_AS_OF", "KEY_HEAD", "Query", "get_as_of", "read_as_of", "snapshot", "history",
 ]
 
 #: The columns every revision read selects, in the order Revision is built from.
@@ -98,6 +98,21 @@ def read_as_of(
 WHERE {" AND ".join(where)}
 ORDER BY r.valid_from, r.recorded_at, r.seq"""
     return Query(sql, params)
+
+
+#: The current value of a user's key: among the memories with that key, as
+#: known now, those neither retracted, superseded nor erased; the latest start
+#: wins (ties: latest recorded, then largest id). Parameters (user_id, key).
+KEY_HEAD = f"""SELECT {REVISION_COLUMNS} {_FROM}
+WHERE m.user_id = ?1 AND m.key = ?2
+  AND r.seq = (
+    SELECT r2.seq FROM revisions AS r2
+    WHERE r2.memory_id = m.memory_id
+    ORDER BY r2.recorded_at DESC, r2.seq DESC
+    LIMIT 1)
+  AND r.retracted = 0 AND r.superseded_by IS NULL AND e.memory_id IS NULL
+ORDER BY r.valid_from DESC, r.recorded_at DESC, r.memory_id DESC
+LIMIT 1"""
 
 
 def snapshot(user_id: str, known: int) -> Query:

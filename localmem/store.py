@@ -683,17 +683,10 @@ class Store:
 
     def _key_head(self, user_id: str, key: str, vf: int, vt: int | None) -> _State | None:
         """The memory a new value for ``key`` supersedes (None: keep both apart)."""
-        ids = [r[0] for r in self._conn.execute(
-            "SELECT m.memory_id FROM memories AS m WHERE m.user_id = ? AND m.key = ?"
-            " AND NOT EXISTS (SELECT 1 FROM erasures AS e WHERE e.memory_id = m.memory_id)",
-            (user_id, key),
-        )]
-        heads = [s for s in (self._state(i) for i in ids)
-                 if not s.rev.retracted and s.rev.superseded_by is None]
-        if not heads:
+        row = self._conn.execute(queries.KEY_HEAD, (user_id, key)).fetchone()
+        if row is None:
             return None
-        # Latest start wins; ties go to the latest recorded, then the larger id.
-        head = max(heads, key=lambda s: (s.rev.valid_from, s.rev.recorded_at, s.rev.memory_id))
+        head = _State(revision_from_row(row, None), int(row[0]))
         start = to_micros(head.rev.valid_from)
         if vf > start:
             return head

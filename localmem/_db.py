@@ -157,7 +157,7 @@ def connect(path: str | os.PathLike[str] | None, *, vfs: str | None = None) -> a
             if fresh:
                 _create_schema(conn)
             else:
-                _migrate(conn, name)
+                _migrate(conn)
         except BaseException:
             conn.close()
             raise
@@ -222,7 +222,7 @@ def _create_schema(conn: apsw.Connection) -> None:
         conn.pragma("user_version", SCHEMA_VERSION)
 
 
-def _migrate(conn: apsw.Connection, name: str) -> None:
+def _migrate(conn: apsw.Connection) -> None:
     """Run the numbered steps from the file's version to ours, one transaction each."""
     for step in range(conn.pragma("user_version") + 1, SCHEMA_VERSION + 1):
         with transaction(conn):

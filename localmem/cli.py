@@ -8,6 +8,7 @@ else ``$LOCALMEM_DB``, else the default file in the user data dir.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -266,8 +267,7 @@ def cmd_snapshot(store: Store, args: argparse.Namespace) -> None:
 def cmd_info(store: Store, args: argparse.Namespace) -> None:
     info = store.info()
     if args.json:
-        print(json.dumps(info.__dict__ if hasattr(info, "__dict__") else {
-            f: getattr(info, f) for f in info.__dataclass_fields__}))
+        print(json.dumps(dataclasses.asdict(info)))
         return
     for f in info.__dataclass_fields__:
         print(f"{f}: {getattr(info, f)}")

@@ -166,14 +166,6 @@ class StoreInfo:
     size_bytes: int
 
 
-@dataclass(frozen=True, slots=True)
-class _State:
-    """The fields a write copies forward from a memory's newest revision."""
-
-    rev: Revision
-    seq: int
-
-
 class Store:
     """A localmem database: append-only memories with two clocks.
 
@@ -402,7 +394,7 @@ class Store:
             raise NotFoundError(f"memory id prefix {prefix!r} is ambiguous: give more characters")
         return str(rows[0][0])
 
-    def _state(self, memory_id: str, *, writable: bool = True) -> _State:
+    def _state(self, memory_id: str, *, writable: bool = True) -> Revision:
         """The newest revision of a memory (for a write to follow)."""
         if not isinstance(memory_id, str):
             raise NotFoundError(f"memory id {memory_id!r} is not an id: expected a string")
@@ -413,7 +405,7 @@ class Store:
         rev = revision_from_row(row, None)
         if writable and rev.erased:
             raise ErasedError(f"memory {memory_id!r} was erased: it takes no more writes")
-        return _State(rev, int(row[0]))
+        return rev
 
     def _zone_for(self, tz: str | ZoneInfo | None, user_id: str) -> ZoneInfo:
         if tz is not None:
@@ -480,9 +472,8 @@ class Store:
         )
         return built
 
-    def _follow(self, state: _State, recorded_at: int, op: str, **changes: Any) -> Revision:
-        """Append a revision that copies ``state`` forward with ``changes``."""
-        rev = state.rev
+    def _follow(self, rev: Revision, recorded_at: int, op: str, **changes: Any) -> Revision:
+        """Append a revision that copies ``rev`` forward with ``changes``."""
         row: dict[str, Any] = {
             "memory_id": rev.memory_id,
             "user_id": rev.user_id,
@@ -617,12 +608,12 @@ class Store:
             vt = to_micros(end)
         exp = self._expiry(expires, zone_)
 
-        old: _State | None = None
+        old: Revision | None = None
         if supersedes is not None:
             old = self._state(supersedes)
             self._check_supersedable(old, user_id, vf)
             if key is None:
-                key = old.rev.key
+                key = old.key
         elif key is not None:
             old = self._key_head(user_id, key, vf, vt)
 
@@ -638,12 +629,12 @@ class Store:
             valid_from=vf, valid_to=vt, precision=prec, valid_source=vsrc,
             observed_at=observed, recorded_at=now, tz=zone_.key, expires_at=exp,
             retracted=False, corrected=False, prev_rev=None,
-            supersedes=old.rev.memory_id if old else None, superseded_by=None,
+            supersedes=old.memory_id if old else None, superseded_by=None,
             text=text, value=value, attributes=attributes, source=source, reason=reason,
         )
         self._txn_zones[user_id] = zone_.key  # this user's last given zone, from now on
         if old is not None:
-            old_to = old.rev.valid_to
+            old_to = old.valid_to
             closes = old_to is None or to_micros(old_to) > vf
             self._follow(
                 old, now, "superseded",
@@ -660,8 +651,7 @@ class Store:
         moment: Moment = parse_time(expires, name="expires", tz=z)
         return to_micros(period_end(moment, z))
 
-    def _check_supersedable(self, old: _State, user_id: str, valid_from: int) -> None:
-        rev = old.rev
+    def _check_supersedable(self, rev: Revision, user_id: str, valid_from: int) -> None:
         if rev.user_id != user_id:
             raise InvalidOperationError(
                 f"memory {rev.memory_id!r} belongs to user {rev.user_id!r}, not {user_id!r}: "
@@ -681,20 +671,20 @@ class Store:
                 "one it replaces (use correct() if the old account was wrong)"
             )
 
-    def _key_head(self, user_id: str, key: str, vf: int, vt: int | None) -> _State | None:
+    def _key_head(self, user_id: str, key: str, vf: int, vt: int | None) -> Revision | None:
         """The memory a new value for ``key`` supersedes (None: keep both apart)."""
         row = self._conn.execute(queries.KEY_HEAD, (user_id, key)).fetchone()
         if row is None:
             return None
-        head = _State(revision_from_row(row, None), int(row[0]))
-        start = to_micros(head.rev.valid_from)
+        head = revision_from_row(row, None)
+        start = to_micros(head.valid_from)
         if vf > start:
             return head
         if vt is not None and vt <= start:
             return None  # an earlier value of the key: history, not a change
         raise InvalidIntervalError(
-            f"key {key!r} of user {user_id!r} already holds {head.rev.text!r} from "
-            f"{head.rev.valid_from.isoformat()!r}: a new value must start after it (it then "
+            f"key {key!r} of user {user_id!r} already holds {head.text!r} from "
+            f"{head.valid_from.isoformat()!r}: a new value must start after it (it then "
             "supersedes it) or end at or before it (it is then history)"
         )
 
@@ -731,8 +721,7 @@ class Store:
         new_attrs = _attributes(attributes) if attributes is not UNSET else UNSET
         new_source = _json(source, "source") if source is not UNSET else UNSET
         with self._write() as now:
-            state = self._state(memory_id)
-            rev = state.rev
+            rev = self._state(memory_id)
             if rev.retracted:
                 raise InvalidOperationError(
                     f"memory {memory_id!r} is retracted: add a new memory instead of correcting it"
@@ -773,7 +762,7 @@ class Store:
             if observed_at is not None:
                 changes["observed_at"] = to_micros(
                     parse_time(observed_at, name="observed_at", tz=z).at)
-            return self._follow(state, now, "correct", corrected=True, reason=reason, **changes)
+            return self._follow(rev, now, "correct", corrected=True, reason=reason, **changes)
 
     def supersede(
         self,
@@ -807,7 +796,7 @@ class Store:
             check_precision(precision)
         encoded = (_json(value, "value"), _attributes(attributes), _json(source, "source"))
         with self._write() as now:
-            old = self._state(memory_id).rev
+            old = self._state(memory_id)
             return self._assert(
                 text, user_id=old.user_id, now=now, zone_=zone(old.tz), observed_at=observed_at,
                 valid_from=valid_from, valid_to=valid_to, precision=precision, expires=expires,
@@ -829,10 +818,10 @@ class Store:
         _optional_text(reason, "reason")
         with self._write() as now:
             state = self._state(memory_id)
-            if state.rev.retracted:
+            if state.retracted:
                 raise InvalidOperationError(f"memory {memory_id!r} is already retracted")
             obs = now if observed_at is None else to_micros(
-                parse_time(observed_at, name="observed_at", tz=zone(state.rev.tz)).at)
+                parse_time(observed_at, name="observed_at", tz=zone(state.tz)).at)
             return self._follow(state, now, "retract", retracted=True, reason=reason,
                                 observed_at=obs)
 
@@ -854,12 +843,12 @@ class Store:
         _optional_text(reason, "reason")
         with self._write() as now:
             state = self._state(memory_id)
-            if state.rev.retracted:
+            if state.retracted:
                 raise InvalidOperationError(f"memory {memory_id!r} is retracted: nothing to expire")
-            exp = self._expiry(on, zone(state.rev.tz))
-            if state.rev.expires_at is not None and to_micros(state.rev.expires_at) == exp:
+            exp = self._expiry(on, zone(state.tz))
+            if state.expires_at is not None and to_micros(state.expires_at) == exp:
                 raise InvalidOperationError(
-                    f"memory {memory_id!r} already expires at {state.rev.expires_at.isoformat()!r}"
+                    f"memory {memory_id!r} already expires at {state.expires_at.isoformat()!r}"
                 )
             return self._follow(state, now, "expire", expires_at=exp, reason=reason)
 
@@ -884,7 +873,7 @@ class Store:
         _optional_text(reason, "reason")
         _optional_text(by, "by")
         with self._write() as now:
-            rev = self._state(memory_id).rev
+            rev = self._state(memory_id)
             tomb_id = new_id(now)
             self._conn.execute(
                 "INSERT INTO erasures (memory_id, tomb_id, user_id, erased_at, erased_by, reason,"
@@ -923,7 +912,7 @@ class Store:
         z = UTC_ZONE
         for a in (as_of, known_at, valid_at):
             if a is not None and type(a) is not datetime and is_date_form(a):
-                z = zone(self._state(memory_id, writable=False).rev.tz)
+                z = zone(self._state(memory_id, writable=False).tz)
                 break
         known, valid = self._axes(as_of, known_at, valid_at, z)
         try:
@@ -1006,7 +995,7 @@ class Store:
         state = self._state(memory_id, writable=False)
         known = None
         if known_at is not None:
-            known, _ = self._axes(None, known_at, None, zone(state.rev.tz))
+            known, _ = self._axes(None, known_at, None, zone(state.tz))
         q = queries.history(memory_id, known)
         with map_errors():
             revs = [revision_from_row(r, None) for r in self._conn.execute(q.sql, q.params)]
@@ -1028,17 +1017,17 @@ class Store:
 
     def chain(self, memory_id: str) -> list[str]:
         """The ids of a chain of changing facts, oldest first, that contains ``memory_id``."""
-        rev = self._state(memory_id, writable=False).rev
+        rev = self._state(memory_id, writable=False)
         back: list[str] = []
         cur: str | None = rev.supersedes
         while cur is not None and cur not in back:
             back.append(cur)
-            cur = self._state(cur, writable=False).rev.supersedes
+            cur = self._state(cur, writable=False).supersedes
         forward: list[str] = []
         cur = rev.superseded_by
         while cur is not None and cur not in forward:
             forward.append(cur)
-            cur = self._state(cur, writable=False).rev.superseded_by
+            cur = self._state(cur, writable=False).superseded_by
         return [*reversed(back), memory_id, *forward]
 
     def users(self) -> list[str]:

@@ -22,15 +22,20 @@ def cash(store: localmem.Store, *, known_at: str, valid_at: str = DECISION) -> i
     return int(v["opening"] - v["purchase"] - v["fee"])
 
 
-@pytest.fixture
-def fee(store: localmem.Store, clock: FrozenClock) -> localmem.Revision:
-    """Scenario A: balance, purchase and a fee of 4, then corrections to 7 (10:00) and 6 (11:00)."""
+def record_fee(store: localmem.Store, clock: FrozenClock) -> localmem.Revision:
+    """Balance 500 (08:00), purchase 100 (09:00) and a fee of 4 (09:01), all valid at the fill."""
     clock.set(at("08:00"))
     store.add("opening balance", user_id="acct", key="opening", value=500, valid_from=at("08:00"))
     clock.set(at("09:00"))
     store.add("purchase", user_id="acct", key="purchase", value=100, valid_from=FILL)
     clock.set(at("09:01"))
-    first = store.add("fee", user_id="acct", key="fee", value=4, valid_from=FILL)
+    return store.add("fee", user_id="acct", key="fee", value=4, valid_from=FILL)
+
+
+@pytest.fixture
+def fee(store: localmem.Store, clock: FrozenClock) -> localmem.Revision:
+    """Scenario A: balance, purchase and a fee of 4, then corrections to 7 (10:00) and 6 (11:00)."""
+    first = record_fee(store, clock)
     clock.set(at("10:00"))
     store.correct(first.memory_id, value=7, reason="fee service correction")
     clock.set(at("11:00"))
@@ -95,12 +100,7 @@ def test_correction_received_before_the_decision_is_eligible(
     store: localmem.Store, clock: FrozenClock
 ) -> None:
     """Variant: the 7 recorded at 09:03 is part of a 09:05 replay, giving 393."""
-    clock.set(at("08:00"))
-    store.add("opening balance", user_id="acct", key="opening", value=500, valid_from=at("08:00"))
-    clock.set(at("09:00"))
-    store.add("purchase", user_id="acct", key="purchase", value=100, valid_from=FILL)
-    clock.set(at("09:01"))
-    first = store.add("fee", user_id="acct", key="fee", value=4, valid_from=FILL)
+    first = record_fee(store, clock)
     clock.set(at("09:03"))
     store.correct(first.memory_id, value=7)
     clock.set(at("12:00"))

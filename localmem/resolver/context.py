@@ -1,0 +1,162 @@
+"""The message being read: its local clock, its tense, and the registry of phrase rules."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from . import lexicon as lx
+
+
+@dataclass(slots=True)
+class _Hit:
+    """A phrase being resolved: naive local bounds, before zone conversion."""
+
+    lo: int
+    hi: int
+    start: datetime | None
+    end: datetime | None
+    precision: str
+    kind: str = "point"
+    vague: bool = False
+    yearless: bool = False  # its year was chosen by tense, so a range may move it
+    standalone: bool = True  # "now" only means something inside a range
+    weekday: bool = False  # a weekday alone, which a date right after it overrides
+
+
+_CLAUSE_BREAK = re.compile(r"[.!?;\n]+(?:\s|$)|\bbut\b|,\s*(?:and|so|then)\b")
+
+
+_FUTURE = re.compile(
+    r"\b(?:will|shall|won't|gonna|going\s+to|plan(?:s|ning)?\s+to|want(?:s|ed)?\s+to|wanna|"
+    r"need(?:s)?\s+to|have\s+to|has\s+to|hop(?:e|es|ing)\s+to|would\s+like|let's|lets|let\s+us|"
+    r"can\s+we|could\s+we|should\s+we|can\s+you|could\s+you|schedul\w*|book(?:ed|ing)?|remind|"
+    r"set\s+up|arrang\w*|registered|signed\s+up|due|deadline|upcoming|coming\s+up|"
+    r"(?:i'm|im|i\s+am|we're|we\s+are|you're|you\s+are|he's|she's|they're|is|are|am)\s+\w+ing)\b|'ll\b"
+)
+
+
+_PAST_WORDS = (
+    "was were did didn't had hadn't went ran got came began started finished ate drank saw met "
+    "felt made took gave left found told said thought bought brought caught taught fought kept "
+    "slept swam rode wrote drove spoke broke chose wore won lost paid sent spent built hurt hit "
+    "quit fell sat stood held heard knew grew flew threw ago used been done gone happened "
+    "yesterday earlier"
+)
+
+
+_PAST = re.compile(r"\b(?:" + "|".join(_PAST_WORDS.split()) + r"|[a-z]{2,}ed)\b|'ve\b|'d\b")
+
+
+_NOT_PAST = frozenset(
+    "need needed feed speed seed breed indeed weed bleed proceed succeed exceed hundred sacred "
+    "bed red shed wed embed naked wicked tired bored interested excited worried stressed scared "
+    "supposed expected scheduled booked planned arranged registered wanted needed".split()
+)
+
+
+class _Context:
+    """The message (lower-cased, same offsets), its local send time and zone."""
+
+    def __init__(self, text: str, now: datetime, tz: ZoneInfo, date_order: str) -> None:
+        self.text = text
+        self.now = now
+        self.today = now.date()
+        self.tz = tz
+        self.date_order = date_order
+        self.southern = tz.key.startswith(lx.SOUTHERN_PREFIXES)
+        self._clauses = [m.end() for m in _CLAUSE_BREAK.finditer(text)]
+        self._tenses: dict[int, str | None] = {}
+
+    def tense(self, pos: int) -> str | None:
+        """'past', 'future' or None for the clause around ``pos``: the nearest marker wins."""
+        lo = max((e for e in self._clauses if e <= pos), default=0)
+        if lo in self._tenses:
+            return self._tenses[lo]
+        hi = min((e for e in self._clauses if e > pos), default=len(self.text))
+        clause = self.text[lo:hi]
+        marks = [(m.start(), "future") for m in _FUTURE.finditer(clause)]
+        marks += [
+            (m.start(), "past") for m in _PAST.finditer(clause) if m.group().strip("'") not in _NOT_PAST
+        ]
+        if not marks:
+            found = None
+        else:
+            found = min(marks, key=lambda mk: abs(mk[0] + lo - pos))[1]
+        self._tenses[lo] = found
+        return found
+
+    def pick_date(self, month: int, day: int, pos: int, direction: str | None = None) -> date | None:
+        """The year-less date ``month``/``day`` nearest today in the clause's direction."""
+        direction = direction or self.tense(pos)
+        y = self.today.year
+        options = []
+        for year in range(y - 4, y + 5):
+            try:
+                options.append(date(year, month, day))
+            except ValueError:
+                continue
+        if not options:
+            return None
+        if direction == "past":
+            past = [d for d in options if d <= self.today]
+            return max(past) if past else min(options)
+        if direction == "future":
+            future = [d for d in options if d >= self.today]
+            return min(future) if future else max(options)
+        return min(options, key=lambda d: (abs((d - self.today).days), d > self.today))
+
+    def pick_month(self, month: int, pos: int, direction: str | None = None) -> int:
+        """The year of the year-less ``month`` in the clause's direction."""
+        direction = direction or self.tense(pos)
+        y, cur = self.today.year, self.today.month
+        if direction == "past":
+            return y if month <= cur else y - 1
+        if direction == "future":
+            return y if month >= cur else y + 1
+        if month == cur:
+            return y
+        ahead = (month - cur) % 12
+        return y + (month < cur) if ahead < 6 else y - (month > cur)
+
+    def weekday(self, wd: int, pos: int, direction: str | None = None) -> date:
+        """A bare weekday: the last one before today in the past tense, else the next one."""
+        direction = direction or self.tense(pos)
+        if direction == "past":
+            return self.today - timedelta(days=(self.today.weekday() - wd - 1) % 7 + 1)
+        return self.today + timedelta(days=(wd - self.today.weekday() - 1) % 7 + 1)
+
+
+_Rule = tuple[re.Pattern[str], Callable[[re.Match[str], _Context], "_Hit | None"]]
+
+
+_RULES: list[_Rule] = []
+
+
+_B = r"(?<![\w/.:])"  # a phrase starts at a word edge, not inside a number or a path
+
+
+_E = r"(?![\w/]|[.:]\d)"  # ... and ends at one
+
+
+def _rule(
+    pattern: str,
+) -> Callable[
+    [Callable[[re.Match[str], _Context], _Hit | None]], Callable[[re.Match[str], _Context], _Hit | None]
+]:
+    def register(
+        fn: Callable[[re.Match[str], _Context], _Hit | None],
+    ) -> Callable[[re.Match[str], _Context], _Hit | None]:
+        _RULES.append((re.compile(_B + pattern + _E), fn))
+        return fn
+
+    return register
+
+
+def _hit(
+    m: re.Match[str], start: datetime | None, end: datetime | None, precision: str, **kw: object
+) -> _Hit:
+    return _Hit(m.start(), m.end(), start, end, precision, **kw)  # type: ignore[arg-type]

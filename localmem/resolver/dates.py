@@ -1,0 +1,601 @@
+"""Rules for phrases that name a date: "Nov 15", "2025-06-14", "in March", "Q3 2024", "June 3-5"."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, time, timedelta
+
+from . import lexicon as lx
+from .calendar import (
+    _DAY,
+    _add_months,
+    _calendar_unit,
+    _days,
+    _midnight,
+    _month,
+    _nth_week,
+    _part,
+    _week_start,
+)
+from .context import _E, _Context, _Hit, _hit, _rule
+from .relative import _COMPOUND_NOUN
+
+_WORD_YEAR_HEAD = (
+    r"(?:ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)"
+)
+
+
+_WORD_99 = lx._alt(k for k, v in lx.NUMBER_WORDS.items() if v < 100)
+
+
+_WORD_10_99 = lx._alt(k for k, v in lx.NUMBER_WORDS.items() if 10 <= v < 100)
+
+
+_WORD_YEAR = (
+    rf"(?:{_WORD_YEAR_HEAD}\s+(?:hundred(?:\s+and)?(?:\s+{_WORD_99})?|oh\s+{_WORD_99}|{_WORD_10_99})"
+    rf"|two\s+thousand(?:\s+and)?(?:\s+{_WORD_99})?)"
+)
+
+
+_ANY_YEAR = rf"(?:{lx.YEAR}|{_WORD_YEAR})"
+
+
+def _year(text: str) -> int:
+    text = " ".join(text.replace(" and ", " ").split())
+    if text.isdigit():
+        return int(text)
+    if text.startswith("two thousand"):
+        rest = text[len("two thousand") :].strip()
+        return 2000 + (lx.number(rest) or 0 if rest else 0)
+    head, _, rest = text.partition(" ")
+    base = lx.NUMBER_WORDS[head] * 100
+    if rest.startswith("hundred"):
+        rest = rest[len("hundred") :].strip()
+    elif rest.startswith("oh "):
+        rest = rest[3:]
+    return base + (lx.number(rest) or 0 if rest else 0)
+
+
+def _yearless_day(m: re.Match[str], ctx: _Context, month: int, day: int, year: str | None) -> _Hit | None:
+    if not year and re.search(r"[$£€]\s*$", ctx.text[max(0, m.start() - 2) : m.start()]):
+        return None
+    if year:
+        try:
+            d = date(_year(year), month, day)
+        except ValueError:
+            return None
+        return _hit(m, *_days(d), "day")
+    lead = m.group().split(None, 1)[0]
+    direction = {"next": "future", "last": "past"}.get(lead)
+    picked = ctx.pick_date(month, day, m.start(), direction)
+    if direction and picked == ctx.today:
+        picked = ctx.pick_date(month, day, m.start() + 1, direction)
+    if picked is None:
+        return None
+    return _hit(m, *_days(picked), "day", yearless=True)
+
+
+_LEAD_WD = rf"(?:(?:this|next|last|on)\s+)?(?:{lx.WEEKDAY},?\s+(?:the\s+)?)?"
+
+
+@_rule(
+    rf"{_LEAD_WD}(?P<m>{lx.MONTH})(?:\s*|-)(?:the\s+)?(?P<d>{lx.DAY}){_E}(?:(?:,\s*|\s+)(?:in\s+|of\s+)?(?P<y>{_ANY_YEAR}))?"
+)
+def _month_day(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """Nov 15, March 2nd, May twenty-first, Tuesday March 7, Jan 4 2019."""
+    return _yearless_day(m, ctx, lx.MONTHS[m["m"].rstrip(".")], lx.day_number(m["d"]), m["y"])
+
+
+@_rule(
+    rf"{_LEAD_WD}(?:the\s+)?(?P<d>{lx.DAY})(?:\s+of)?[\s-]+(?P<m>{lx.MONTH})"
+    rf"(?:(?:,\s*|\s+|-)(?:in\s+|of\s+)?(?P<y>{_ANY_YEAR}))?"
+)
+def _day_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """15 November 2024, the 6th of April, 04th Jan 2019."""
+    return _yearless_day(m, ctx, lx.MONTHS[m["m"].rstrip(".")], lx.day_number(m["d"]), m["y"])
+
+
+@_rule(
+    r"(?P<y>\d{4})[-/.](?P<mo>\d{1,2})[-/.](?P<d>\d{1,2})"
+    r"(?:[t\s]+(?:at\s+)?(?P<h>[01]?\d|2[0-3]):(?P<mi>[0-5]\d))?"
+)
+def _iso_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """2025-06-14, 2024/03/05, 2025-06-14 09:30."""
+    try:
+        d = date(int(m["y"]), int(m["mo"]), int(m["d"]))
+    except ValueError:
+        return None
+    if m["h"]:
+        at = datetime.combine(d, time(int(m["h"]), int(m["mi"])))
+        return _hit(m, at, at + timedelta(minutes=1), "minute")
+    return _hit(m, *_days(d), "day")
+
+
+_DATE_CUE_BEFORE = re.compile(
+    r"(?:^|\b(?:on|by|until|till|since|from|before|after|to|through|thru|due|and|or|between|back|of)|[-,(]|^\s*)\s*$"
+)
+
+
+_FRACTION_AFTER = re.compile(
+    r"\s*(?:of\b|miles?\b|mi\b|km\b|k\b|cups?\b|marathon|lbs?\b|kg\b|tsp|tbsp|inch|in\b|teaspoon|tablespoon"
+    r"|pounds?\b|oz\b|hours?\b|hrs?\b|way\b|done\b|full\b|empty\b|speed|power|time\b|%)"
+)
+
+
+@_rule(
+    rf"{_LEAD_WD}(?P<a>\d{{1,2}})(?:(?P<sep>[/.])(?P<b>\d{{1,2}})(?:(?P=sep)(?P<y>\d{{4}}|\d{{2}}))?"
+    rf"|-(?P<b2>\d{{1,2}})-(?P<y2>\d{{4}}))"
+)
+def _numeric_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """03/04, 3/4/2024, 21/04/16, 02-02-2020: month first unless date_order says day first."""
+    a, b = int(m["a"]), int(m["b"] or m["b2"])
+    if m["y2"]:
+        y = int(m["y2"])
+        y += 0 if y >= 100 else 2000 if 2000 + y <= ctx.today.year + 10 else 1900
+        return _yearless_day(m, ctx, *((b, a) if ctx.date_order == "DMY" or a > 12 else (a, b)), str(y))
+    if m["sep"] == "." and not m["y"] and not re.match(rf"{_LEAD_WD}", m.group()).group():  # type: ignore[union-attr]
+        return None  # "7.6" alone is a decimal
+    if (
+        not m["y"]
+        and not m["y2"]
+        and not m.group()[:1].isalpha()
+        and not _DATE_CUE_BEFORE.search(ctx.text, max(0, m.start() - 12), m.start())
+    ):
+        return None  # "rate it 9/10", "apartment 3/12": a date needs "on", "by", "until"...
+    if not m["y"] and _FRACTION_AFTER.match(ctx.text, m.end()):
+        return None  # a fraction: "3/4 of the way", "1/2 marathon"
+    month, day = (b, a) if ctx.date_order == "DMY" else (a, b)
+    if month > 12 >= day:
+        month, day = day, month
+    if month > 12 or day > 31 or month == 0 or day == 0:
+        return None
+    year = None
+    if m["y"]:
+        y = int(m["y"])
+        if y < 100:  # the latest such year at most ten years ahead
+            y += 2000 if 2000 + y <= ctx.today.year + 10 else 1900
+        year = str(y)
+    return _yearless_day(m, ctx, month, day, year)
+
+
+@_rule(
+    rf"(?P<y>{lx.YEAR})[/-](?P<m>{lx.MONTH})[/-](?P<d>{lx.DAY_NUMBER})|(?P<d2>{lx.DAY_NUMBER})[/-](?P<m2>{lx.MONTH})"
+    rf"(?:[/-](?P<y2>{lx.YEAR}))?|(?P<m3>{lx.MONTH})/(?P<d3>{lx.DAY_NUMBER})"
+)
+def _mixed_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """2019/aug/01, 22/Jan/2019, Oct/2."""
+    month = lx.MONTHS[(m["m"] or m["m2"] or m["m3"]).rstrip(".")]
+    day = lx.day_number(m["d"] or m["d2"] or m["d3"])
+    return _yearless_day(m, ctx, month, day, m["y"] or m["y2"])
+
+
+@_rule(rf"(?P<wd>{lx.WEEKDAY})[\s,]+(?:the\s+)?(?P<d>{lx.DAY})(?!\s*(?:/|:|am|pm|{lx.MONTH}))")
+def _weekday_day(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """Monday 21, Thursday the 21st: the nearest month where that day is that weekday."""
+    wd, day = lx.WEEKDAYS[m["wd"].rstrip(".")], lx.day_number(m["d"])
+    direction = ctx.tense(m.start())
+    first = ctx.today.replace(day=1)
+    options = []
+    for step in range(-14, 15):
+        month = _add_months(first, step)
+        try:
+            d = month.replace(day=day)
+        except ValueError:
+            continue
+        if d.weekday() == wd:
+            options.append(d)
+    if direction == "past":
+        options = [d for d in options if d <= ctx.today] or options
+    elif direction == "future":
+        options = [d for d in options if d >= ctx.today] or options
+    if not options:
+        return None
+    return _hit(m, *_days(min(options, key=lambda d: abs((d - ctx.today).days))), "day", yearless=True)
+
+
+@_rule(r"(?P<y>(?:19|20)\d\d)(?P<mo>0[1-9]|1[0-2])(?P<d>0[1-9]|[12]\d|3[01])")
+def _compact_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """20161016, as in file names."""
+    try:
+        return _hit(m, *_days(date(int(m["y"]), int(m["mo"]), int(m["d"]))), "day")
+    except ValueError:
+        return None
+
+
+@_rule(
+    r"(?P<a>\d{1,2})[/-](?P<y>\d{4})|(?P<y2>\d{4})\s?/\s?(?P<a2>\d{1,2})|(?P<y3>\d{4})\s?[-.]\s?(?P<a3>0?[1-9]|1[0-2])(?!\d)"
+)
+def _numeric_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """3/2015, 2016/11, 2016-11."""
+    month = int(m["a"] or m["a2"] or m["a3"])
+    year = int(m["y"] or m["y2"] or m["y3"])
+    if not 1 <= month <= 12:
+        return None
+    return _hit(m, *_month(year, month), "month")
+
+
+@_rule(
+    rf"(?P<m>{lx.MONTH})(?:,?\s+(?:of\s+|in\s+)?|\s*[-/]\s*)(?P<y>{_ANY_YEAR})|(?P<y2>{lx.YEAR}),?\s+(?P<m2>{lx.MONTH})"
+)
+def _month_year(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """March 2024, Oct 2020, 2016, nov."""
+    month = lx.MONTHS[(m["m"] or m["m2"]).rstrip(".")]
+    return _hit(m, *_month(_year(m["y"] or m["y2"]), month), "month")
+
+
+_MODAL_MAY = re.compile(r"\s+(?:i|we|you|he|she|it|they|be|have|not|also|well|just|need|want|take|get|go)\b")
+
+
+_MONTH_AFTER = re.compile(rf"\s*(?:-|–|to|till|until|through)\s*{lx.MONTH}\b")
+
+
+_MONTH_BEFORE = re.compile(rf"{lx.MONTH}\s*(?:-|–|to|till|until|through|and)\s*$")
+
+
+_MONTH_CUE = (
+    r"(?:in|during|since|until|till|by|of|from|through|throughout|before|after|around|early|mid|late"
+    r"|end\s+of|start\s+of|beginning\s+of|middle\s+of)"
+)
+
+
+@_rule(
+    rf"(?:(?P<mod>this|last|next|past|coming|previous|the\s+following)\s+|(?P<cue>{_MONTH_CUE})\s+)?(?P<m>{lx.MONTH})"
+)
+def _month_name(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """in March, last September, next June, since January: a month alone."""
+    name = m["m"].rstrip(".")
+    month = lx.MONTHS[name]
+    mod = (m["mod"] or "").replace("the ", "")
+    after_month = (
+        _MONTH_BEFORE.search(ctx.text, max(0, m.start() - 16), m.start()) is not None
+        or _MONTH_AFTER.match(ctx.text, m.end()) is not None
+    )
+    if after_month and not (mod or m["cue"]):
+        hit = _hit(m, *_month(ctx.pick_month(month, m.start()), month), "month", yearless=True)
+        return hit
+    if not (mod or m["cue"]):
+        return None  # the modal "may", "march" the verb, "my sister June", "an august gathering"
+    if name == "may" and _MODAL_MAY.match(ctx.text, m.end()):
+        return None  # "in may be", "this may take"
+    if (
+        name in ("mar", "jan", "dec", "jun", "jul", "aug", "sep", "oct", "nov", "feb", "apr")
+        and not mod
+        and m["cue"] not in ("in", "since", "until", "during", "from", "till", "by", "of")
+    ):
+        return None
+    cur = ctx.today.month
+    if mod == "this":
+        year = ctx.today.year
+    elif mod in ("last", "past", "previous"):
+        year = ctx.today.year if month < cur else ctx.today.year - 1
+    elif mod in ("next", "coming", "following"):
+        year = ctx.today.year if month > cur else ctx.today.year + 1
+    else:
+        year = ctx.pick_month(month, m.start())
+        hit = _hit(m, *_month(year, month), "month", yearless=True)
+        if m["cue"]:
+            hit.lo = m.start("m")
+        return hit
+    return _hit(m, *_month(year, month), "month")
+
+
+@_rule(
+    rf"(?P<mod>early|mid|late|the\s+(?:beginning|start|middle|end)\s+of|(?:beginning|start|middle|end)\s+of)"
+    rf"[\s-]+(?P<m>{lx.MONTH})(?:,?\s+(?P<y>{lx.YEAR}))?"
+)
+def _month_part(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """early March, mid-June 2024, late May, the end of January."""
+    month = lx.MONTHS[m["m"].rstrip(".")]
+    year = int(m["y"]) if m["y"] else ctx.pick_month(month, m.start())
+    start, end = _month(year, month)
+    return _part(m, start, end, m["mod"], "week", yearless=not m["y"])
+
+
+@_rule(
+    r"(?:the\s+)?(?P<q>q[1-4]|h[12]|(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+(?P<what>quarter|half))"
+    rf"(?:(?:\s+of|,|-)?\s*(?:(?P<y>{lx.YEAR})|(?P<rel>this|next|last)\s+year|(?P<the>the\s+year)))?|(?P<y2>{lx.YEAR})[\s-]*(?P<q2>q[1-4]|h[12])"
+)
+def _quarter(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """Q3 2024, 2019-Q1, the third quarter this year, H2 2016, the first half of 2024."""
+    q = (m["q"] or m["q2"]).lower()
+    if q[0] not in "qh":
+        n = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}[
+            q.split()[0]
+        ]
+        kind = "q" if m["what"] == "quarter" else "h"
+        if not (m["y"] or m["rel"] or m["the"]):
+            return None  # "the second half" of a game
+    else:
+        kind, n = q[0], int(q[1])
+    year = (
+        int(m["y"] or m["y2"])
+        if (m["y"] or m["y2"])
+        else ctx.today.year + {None: 0, "this": 0, "next": 1, "last": -1}[m["rel"]]
+    )
+    size = 3 if kind == "q" else 6
+    return _hit(m, *_month(year, (n - 1) * size + 1, size), "month")
+
+
+_NOT_A_YEAR_BEFORE = re.compile(
+    r"(?:number|no\.?|#|bib|code|pin|room|id|version|model|score|was|is|=|:|\$)\s*$"
+)
+
+
+@_rule(
+    rf"(?P<pre>in|since|during|of|by|until|till|from|before|after|around|circa|throughout|back\s+in|"
+    rf"the\s+year|year|early|mid|late|between|and|or|to)\s+(?P<y>{_ANY_YEAR})|(?P<y2>(?:19|20)\d\d)(?=\s*[.!?,;)]|\s*$)"
+)
+def _year_alone(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """in 2022, the year 2011, since two thousand and fifteen, "... 2020" at a clause end."""
+    year = _year(m["y"] or m["y2"])
+    if m["pre"] in ("and", "to", "or") and not re.search(
+        r"\b(?:between|from)\b[^.]*$|\d{4}\s*,?\s*(?:and|or|to)\s+$",
+        ctx.text[: m.start() + len(m["pre"]) + 1],
+    ):
+        return None  # "2 and 2020"? only inside a range or a list of years
+    if m["y2"] and _NOT_A_YEAR_BEFORE.search(ctx.text, max(0, m.start() - 12), m.start()):
+        return None  # "my bib number was 1987"
+    start = m.start("y") if m["y"] else m.start("y2")
+    if m["pre"] in ("early", "mid", "late"):
+        s, e = _midnight(date(year, 1, 1)), _midnight(date(year + 1, 1, 1))
+        return _part(m, s, e, m["pre"], "season")
+    hit = _hit(m, _midnight(date(year, 1, 1)), _midnight(date(year + 1, 1, 1)), "year")
+    if m["pre"] in (
+        "in",
+        "since",
+        "during",
+        "of",
+        "by",
+        "until",
+        "till",
+        "from",
+        "before",
+        "after",
+        "and",
+        "to",
+        "around",
+        "circa",
+        "throughout",
+        "between",
+    ):
+        hit.lo = start  # the preposition belongs to whatever combines it
+    return hit
+
+
+@_rule(
+    r"(?:the\s+)?(?:(?P<c>1[5-9]|20)(?P<d>\d)0\s?'?s|'(?P<d2>\d)0s|(?<=the\s|.in\s)(?P<d3>\d)0\s?'?s"
+    r"|(?<=the\s|.in\s)(?P<w>" + lx._alt(lx.DECADE_WORDS) + r"))"
+)
+def _decade(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """the 90s, the 1990s, the '80s, the seventies."""
+    if m["c"]:
+        start = int(m["c"]) * 100 + int(m["d"]) * 10
+    else:
+        tens = int(m["d2"] or m["d3"]) * 10 if (m["d2"] or m["d3"]) else lx.DECADE_WORDS[m["w"]]
+        start = ctx.today.year // 100 * 100 + tens
+        if start > ctx.today.year:
+            start -= 100
+    return _hit(m, _midnight(date(start, 1, 1)), _midnight(date(start + 10, 1, 1)), "decade")
+
+
+@_rule(
+    rf"(?:the\s+)?(?P<n>first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+(?P<wd>{lx.WEEKDAY_FULL}|week|weekend)"
+    rf"\s+(?:of|in)\s+(?:(?:the\s+)?(?P<mod>this|next|last|previous|following)\s+(?P<unit>month|year)|(?:the\s+)?(?P<m>{lx.MONTH})(?:,?\s*(?P<y>{lx.YEAR}))?"
+    rf"|(?P<y2>{lx.YEAR}))|(?:the\s+)?(?P<n2>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s+(?P<wd2>{lx.WEEKDAY_FULL})"
+    r"(?!\s+(?:of|in)\b)"
+)
+def _nth_in(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """the first Monday of June, the last week of July, the first week of 2019, the third week of May."""
+    n = {
+        "first": 1,
+        "1st": 1,
+        "second": 2,
+        "2nd": 2,
+        "third": 3,
+        "3rd": 3,
+        "fourth": 4,
+        "4th": 4,
+        "fifth": 5,
+        "5th": 5,
+        "last": -1,
+    }[m["n"] or m["n2"]]
+    if m["n2"]:  # "the second Sunday": of this month
+        first = ctx.today.replace(day=1)
+        end = _add_months(first, 1)
+    elif m["unit"]:
+        step = {"this": 0, "next": 1, "following": 1, "last": -1, "previous": -1}[m["mod"]]
+        unit_hit = _calendar_unit(m, ctx.today, m["unit"], step)
+        assert unit_hit.start is not None and unit_hit.end is not None
+        first, end = unit_hit.start.date(), unit_hit.end.date()
+    elif m["m"]:
+        month = lx.MONTHS[m["m"].rstrip(".")]
+        year = int(m["y"]) if m["y"] else ctx.pick_month(month, m.start())
+        first, end = date(year, month, 1), _add_months(date(year, month, 1), 1)
+    else:
+        year = int(m["y2"])
+        first, end = date(year, 1, 1), date(year + 1, 1, 1)
+    what = m["wd"] or m["wd2"]
+    if what == "week":
+        return _hit(m, *_days(_nth_week(first, end, n), 7), "week")
+    if what == "weekend":
+        sats = [
+            first + timedelta(days=i)
+            for i in range((end - first).days)
+            if (first + timedelta(days=i)).weekday() == 5
+        ]
+        if not sats or abs(n) > len(sats):
+            return None
+        return _hit(m, *_days(sats[n - 1 if n > 0 else -1], 2), "weekend")
+    wd = lx.WEEKDAYS[what]
+    days = [
+        first + timedelta(days=i)
+        for i in range((end - first).days)
+        if (first + timedelta(days=i)).weekday() == wd
+    ]
+    if abs(n) > len(days):
+        return None
+    return _hit(m, *_days(days[n - 1 if n > 0 else -1]), "day")
+
+
+@_rule(
+    rf"week\s+(?P<n>[1-9]|[1-4]\d|5[0-3])(?:\s+(?:of\s+)?(?:(?P<y>{lx.YEAR})|(?P<rel>this|next|last)\s+year))?"
+)
+def _week_number(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """week 27, week 10 of 2019, week 27 of last year: ISO weeks."""
+    year = int(m["y"]) if m["y"] else ctx.today.year + {None: 0, "this": 0, "next": 1, "last": -1}[m["rel"]]
+    try:
+        monday = date.fromisocalendar(year, int(m["n"]), 1)
+    except ValueError:
+        return None
+    return _hit(m, *_days(monday, 7), "week")
+
+
+@_rule(
+    rf"(?:(?P<mod>this|next|last|the\s+following|following)\s+)?(?P<h>{lx.HOLIDAY})(?:\s+(?P<y>{lx.YEAR}))?"
+    r"(?P<we>\s+weekend)?"
+)
+def _holiday(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """Christmas, Easter 2024, next Thanksgiving, labor day weekend."""
+    if _COMPOUND_NOUN.match(ctx.text, m.end()):
+        return None  # "an Easter egg", "the Christmas tree"
+    fn = lx.HOLIDAYS[m["h"]]
+    if m["y"]:
+        d = fn(int(m["y"]))
+    else:
+        options = [fn(y) for y in range(ctx.today.year - 1, ctx.today.year + 2)]
+        direction = {
+            "next": "future",
+            "following": "future",
+            "the following": "future",
+            "last": "past",
+            "this": None,
+        }.get(m["mod"] or "", ctx.tense(m.start()))
+        if m["mod"] == "this":
+            d = fn(ctx.today.year)
+        elif direction == "past":
+            d = max(o for o in options if o < ctx.today)
+        elif direction == "future":
+            d = min(o for o in options if o > ctx.today)
+        else:
+            d = min(options, key=lambda o: abs((o - ctx.today).days))
+    if m["we"]:
+        monday = _week_start(d)
+        sat = monday + timedelta(days=5)
+        if d.weekday() == 0:  # a Monday holiday: the long weekend before it
+            return _hit(m, *_days(d - timedelta(days=2), 3), "weekend")
+        if d.weekday() == 3:  # Thanksgiving: Thursday to Sunday
+            return _hit(m, *_days(d, 4), "weekend")
+        return _hit(m, *_days(sat, 2), "weekend")
+    return _hit(m, *_days(d), "day")
+
+
+@_rule(
+    rf"(?:the\s+)?(?P<d>{lx.DAY})(?:\s+day)?\s+of\s+(?:the\s+)?(?P<rel>this|next|last|previous|following)\s+month"
+)
+def _day_of_relative_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """the 20th of next month, the 15th day of this month."""
+    step = {"this": 0, "next": 1, "following": 1, "last": -1, "previous": -1}[m["rel"]]
+    first = _add_months(ctx.today.replace(day=1), step)
+    try:
+        return _hit(m, *_days(first.replace(day=lx.day_number(m["d"]))), "day")
+    except ValueError:
+        return None
+
+
+@_rule(
+    r"(?:(?:on|for)\s+)?the\s+(?P<d>"
+    + lx.DAY_NUMBER
+    + "|"
+    + lx.ORDINAL_WORD
+    + r")(?=\s*(?:[.,!?;)]|$|of\s+(?:this|next|last)\s+month))"
+    r"(?:\s+of\s+(?P<rel>this|next|last)\s+month)?"
+)
+def _day_of_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """on the 21st, for the 27: a day of the current or adjacent month, by tense."""
+    word = m["d"]
+    if word.isdigit() and not re.match(r"(?:on|for)\s", m.group()):
+        return None
+    if not word[:1].isdigit() and not m.group().startswith("on"):
+        return None  # "the first" is an ordinal unless it is "on the first"
+    day = lx.day_number(word)
+    t = ctx.today
+    if m["rel"]:
+        first = _add_months(t.replace(day=1), {"this": 0, "next": 1, "last": -1}[m["rel"]])
+        try:
+            return _hit(m, *_days(first.replace(day=day)), "day")
+        except ValueError:
+            return None
+    direction = ctx.tense(m.start())
+    options = []
+    for step in (-1, 0, 1):
+        first = _add_months(t.replace(day=1), step)
+        try:
+            options.append(first.replace(day=day))
+        except ValueError:
+            continue
+    if direction == "past":
+        chosen = max((o for o in options if o <= t), default=None)
+    elif direction == "future":
+        chosen = min((o for o in options if o >= t), default=None)
+    else:
+        chosen = min(options, key=lambda o: (abs((o - t).days), o > t), default=None)
+    return None if chosen is None else _hit(m, *_days(chosen), "day", yearless=True)
+
+
+@_rule(r"(?P<n>1\d|20|21)(?:st|nd|rd|th)\s+century")
+def _century(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """the 21st century, 15th century."""
+    start = (int(m["n"]) - 1) * 100
+    return _hit(m, _midnight(date(max(start, 1), 1, 1)), _midnight(date(start + 100, 1, 1)), "decade")
+
+
+_TO = r"\s*(?:-|–|—|~|to|till|til|until|through|thru|and)\s*"
+
+
+@_rule(
+    rf"(?:(?P<pre>from|between)\s+)?(?:the\s+)?(?P<d1>{lx.DAY}){_TO}(?:the\s+)?(?P<d2>{lx.DAY})(?:\s+of)?\s+"
+    rf"(?:(?P<m>{lx.MONTH})(?:,?\s+(?P<y>{_ANY_YEAR}))?|(?P<rel>this|next|last)\s+month)"
+)
+def _days_then_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """from 4 to 22 January 1995, between 3 and 12 of Sept, 4 to 23 next month."""
+    return _day_range(m, ctx, m["d1"], m["d2"])
+
+
+@_rule(
+    rf"(?:(?P<pre>from|between)\s+)?(?P<m>{lx.MONTH})\s+(?:between\s+)?(?:the\s+)?(?P<d1>{lx.DAY})"
+    rf"{_TO}(?:the\s+)?(?P<d2>{lx.DAY})(?:,?\s+(?P<y>{_ANY_YEAR}))?"
+)
+def _month_then_days(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """June 3-5, Sept 3 to 12 2024, November between 19 and 20."""
+    return _day_range(m, ctx, m["d1"], m["d2"])
+
+
+def _day_range(m: re.Match[str], ctx: _Context, d1: str, d2: str) -> _Hit | None:
+    a, b = lx.day_number(d1), lx.day_number(d2)
+    if m["pre"] is None and re.search(r"\band\b", m.group()) and "between" not in m.group():
+        return None
+    if m["rel"] if "rel" in m.re.groupindex else None:
+        first = _add_months(ctx.today.replace(day=1), {"this": 0, "next": 1, "last": -1}[m["rel"]])
+        year, month, yearless = first.year, first.month, False
+    else:
+        month = lx.MONTHS[m["m"].rstrip(".")]
+        yearless = not m["y"]
+        year = _year(m["y"]) if m["y"] else ctx.pick_month(month, m.start())
+    try:
+        start, end = date(year, month, a), date(year, month, b)
+    except ValueError:
+        return None
+    if end < start:
+        return None
+    return _hit(m, _midnight(start), _midnight(end + _DAY), "day", kind="range", yearless=yearless)
+
+
+@_rule(
+    rf"(?:(?P<pre>from|between)\s+)?(?P<y1>{lx.YEAR})\s*(?:-|–|~|to|till|until|through|and)\s*(?P<y2>{lx.YEAR})"
+)
+def _year_range(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """2014-2018, from 2014 to 2018, between 2014 and 2018."""
+    a, b = int(m["y1"]), int(m["y2"])
+    if b <= a or (m["pre"] is None and " and" in m.group()):
+        return None
+    return _hit(m, _midnight(date(a, 1, 1)), _midnight(date(b + 1, 1, 1)), "year", kind="range")

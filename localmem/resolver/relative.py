@@ -1,0 +1,455 @@
+"""Phrases relative to the send time: "yesterday", "last weekend", "3 weeks ago", "the past 3 days"."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, time, timedelta
+
+from . import lexicon as lx
+from .calendar import (
+    _DAY,
+    _RANK,
+    _add_months,
+    _calendar_unit,
+    _days,
+    _midnight,
+    _month,
+    _part,
+    _shift,
+    _week_start,
+    _weekend,
+)
+from .context import _Context, _Hit, _hit, _rule
+
+
+@_rule(
+    r"(?:the\s+)?(?P<w>day\s+before\s+yesterday|day\s+after\s+tomorrow)|(?P<d>today|tonight|tonite|"
+    r"yesterday|tomorrow|tmrw|tmr|(?:this|last|tomorrow|yesterday)\s+(?:morning|afternoon|evening|night)"
+    r"|tomorrow|tonight)"
+)
+def _day_word(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """today, yesterday, the day before yesterday, tonight, this morning, last night."""
+    if m["w"]:
+        offset = -2 if "before" in m["w"] else 2
+        return _hit(m, *_days(ctx.today + timedelta(days=offset)), "day")
+    word = m["d"].split()
+    offsets = {
+        "today": 0,
+        "tonight": 0,
+        "tonite": 0,
+        "this": 0,
+        "yesterday": -1,
+        "last": -1,
+        "tomorrow": 1,
+        "tmrw": 1,
+        "tmr": 1,
+    }
+    d = ctx.today + timedelta(days=offsets[word[0]])
+    if len(word) == 1 and word[0] not in ("tonight", "tonite"):
+        return _hit(m, *_days(d), "day")
+    part = "tonight" if word[0] in ("tonight", "tonite") or word == ["last", "night"] else word[-1]
+    return _part_of_day(m, d, part)
+
+
+def _part_of_day(m: re.Match[str], d: date, part: str) -> _Hit:
+    lo, hi = lx.PARTS_OF_DAY[part]
+    base = _midnight(d)
+    return _hit(m, base + timedelta(hours=lo), base + timedelta(hours=hi), "part_of_day")
+
+
+_COMPOUND_NOUN = re.compile(
+    r"\s+(?:eggs?|bunny|tree|cards?|gifts?|presents?|lists?|lights|sweaters?|jumpers?|costumes?|candy|market|movies?"
+    r"|songs?|carols?|spirit|decorations?|bags?|warriors?|editions?|rates?|pass|special|jobs?|shifts?|getaways?"
+    r"|ornaments?|dinner\s+menu)\b"
+)
+
+
+_REL = r"(?P<mod>this\s+past|this\s+coming|this|current|last|next|past|coming|upcoming|previous|following)"
+
+
+@_rule(
+    rf"(?:{_REL}\s+)?(?P<wd>{lx.WEEKDAY_FULL}|(?<=last\s)(?:{lx.WEEKDAY})|(?<=next\s)(?:{lx.WEEKDAY})"
+    rf"|(?<=this\s)(?:{lx.WEEKDAY}))(?:\s+(?:in\s+the\s+)?(?P<part>{lx.PART_OF_DAY}))?"
+)
+def _weekday(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """Friday, last Friday, next Monday, this past Wednesday, Friday morning."""
+    before = ctx.text[max(0, m.start() - 8) : m.start()]
+    if re.search(r"\b(?:every|each)\s+$", before):
+        return None  # a habit, not a day
+    wd = lx.WEEKDAYS[m["wd"].rstrip(".")]
+    mod = " ".join((m["mod"] or "").split())
+    week = _week_start(ctx.today)
+    if mod == "this":
+        d = week + timedelta(days=wd)
+    elif mod in ("last", "previous"):
+        d = week - timedelta(days=7 - wd)
+    elif mod in ("next", "following"):
+        d = week + timedelta(days=7 + wd)
+    elif mod in ("this past", "past"):
+        d = ctx.weekday(wd, m.start(), "past")
+    elif mod in ("this coming", "coming", "upcoming"):
+        d = ctx.weekday(wd, m.start(), "future")
+    else:
+        d = ctx.weekday(wd, m.start())
+    if m["part"]:
+        return _part_of_day(m, d, m["part"])
+    return _hit(m, *_days(d), "day", weekday=True)
+
+
+@_rule(
+    rf"(?:{_REL}\s+week(?:'s)?\s+(?:on\s+)?(?P<wd>{lx.WEEKDAY})|(?P<wd2>{lx.WEEKDAY})\s+(?:of\s+)?"
+    r"(?P<mod2>this|last|next|previous|the\s+following)\s+week)"
+)
+def _weekday_of_week(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """next week Tuesday, tuesday of next week, this week Monday."""
+    mod = m["mod"] or m["mod2"]
+    wd = lx.WEEKDAYS[(m["wd"] or m["wd2"]).rstrip(".")]
+    shift = {
+        "this": 0,
+        "last": -7,
+        "previous": -7,
+        "next": 7,
+        "coming": 7,
+        "upcoming": 7,
+        "following": 7,
+        "the following": 7,
+        "past": -7,
+    }.get(" ".join(mod.split()), 0)
+    return _hit(m, *_days(_week_start(ctx.today) + timedelta(days=shift + wd)), "day")
+
+
+def step_of(mod: str) -> int:
+    """How many units away "this", "last", "next"... point."""
+    return {
+        "this": 0,
+        "current": 0,
+        "last": -1,
+        "previous": -1,
+        "past": -1,
+        "this past": -1,
+        "next": 1,
+        "coming": 1,
+        "upcoming": 1,
+        "following": 1,
+        "this coming": 1,
+    }[" ".join(mod.split())]
+
+
+@_rule(
+    rf"(?:the\s+)?{_REL}\s+(?P<unit>week|weekend|work\s*week|working\s+week|month|year|calendar\s+year|quarter|decade|"
+    r"spring|summer|autumn|fall|winter)"
+)
+def _this_next_last(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """this week, last weekend, next month, the past year, this summer, last quarter."""
+    mod = " ".join(m["mod"].split())
+    unit = m["unit"].replace("calendar ", "")
+    if unit.startswith("work"):
+        hit = _calendar_unit(m, ctx.today, "week", step_of(m["mod"]))
+        hit.end = hit.end - timedelta(days=2) if hit.end else None
+        return hit
+    step = step_of(mod)
+    t = ctx.today
+    if mod == "past" and unit in ("week", "month", "year"):  # the rolling one
+        return _hit(m, _midnight(_shift(t, unit, -1)), _midnight(t), unit, kind="range")
+    if unit in lx.SEASONS:
+        return _season(m, ctx, unit, step)
+    return _calendar_unit(m, t, unit, step)
+
+
+def _season_bounds(ctx: _Context, name: str, year: int) -> tuple[datetime, datetime]:
+    month = lx.SEASONS[name]
+    if ctx.southern:
+        month = (month + 5) % 12 + 1
+    return _month(year, month, 3)
+
+
+def _season(m: re.Match[str], ctx: _Context, name: str, step: int | None, year: int | None = None) -> _Hit:
+    if year is not None:
+        return _hit(m, *_season_bounds(ctx, name, year), "season")
+    now = ctx.now
+    current = None  # the season's occurrence containing today, or the latest one before it
+    for y in (now.year - 1, now.year):
+        s, e = _season_bounds(ctx, name, y)
+        if s <= now:
+            current = (y, s, e)
+    assert current is not None
+    y, s, e = current
+    ongoing = now < e
+    if step is None:  # "in the summer": tense picks
+        step = 0 if ongoing else (-1 if ctx.tense(m.start()) == "past" else 1)
+        if not ongoing and step == -1:
+            step = 0
+    elif step == 0:
+        step = 0 if ongoing or ctx.tense(m.start()) == "past" else 1
+    elif step == -1 and not ongoing:
+        step = 0
+    return _hit(m, *_season_bounds(ctx, name, y + step), "season")
+
+
+@_rule(
+    rf"(?:(?:in|during|over|through)\s+)?(?:the\s+)?(?P<s>spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?(?P<y>{lx.YEAR}))?"
+)
+def _season_name(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """in the summer, summer 2024, winter of 2023."""
+    if not m["y"] and not re.match(r"(?:in|during|over|through)\b", m.group()):
+        return None  # "fall" the verb, "spring" the coil, "summer" the name
+    if m["s"] == "fall" and not m["y"] and not re.search(r"\bthe\s+fall", m.group()):
+        return None
+    return _season(m, ctx, m["s"], None, int(m["y"]) if m["y"] else None)
+
+
+@_rule(r"(?:(?P<lead>over|on|at|during|for)\s+)?(?:the\s+|my\s+|this\s+)?weekend")
+def _the_weekend(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """over the weekend, the weekend, my weekend: the nearest weekend in the clause's direction."""
+    if "this" in m.group().split() or _COMPOUND_NOUN.match(ctx.text, m.end()):
+        return None  # left to "this weekend"; "the weekend bag"
+    t = ctx.today
+    monday = _week_start(t)
+    if t.weekday() < 5 and ctx.tense(m.start()) == "past":
+        monday -= timedelta(days=7)
+    return _hit(m, *_weekend(monday), "weekend")
+
+
+@_rule(r"the\s+(?P<unit>week|weekend|month|year)\s+(?P<dir>after|before)\s+(?:the\s+)?(?P<rel>next|last)")
+def _after_next(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """the week after next, the year before last."""
+    step = 2 if m["dir"] == "after" else -2
+    if (m["rel"] == "next") != (m["dir"] == "after"):
+        return None
+    return _calendar_unit(m, ctx.today, m["unit"], step)
+
+
+def _qty_unit(tag: str = "") -> str:
+    return rf"(?P<q{tag}>{lx.QUANTITY})\s*(?P<u{tag}>{lx.UNIT})"
+
+
+_QTY_UNIT = _qty_unit()
+
+
+_DURATION = rf"{_QTY_UNIT}(?:(?:,\s*|\s+)(?:and\s+)?(?P<q2>{lx.QUANTITY})\s*(?P<u2>{lx.UNIT}))*"
+
+
+def _amount(text: str) -> list[tuple[str, int | None, tuple[int, int] | None]]:
+    """(unit, count, vague range) for each part of "1 month and 21 days", "a few weeks"."""
+    parts = []
+    for q, u in re.findall(rf"({lx.QUANTITY})\s*({lx.UNIT})", text):
+        q = " ".join(q.split())
+        unit = lx.UNITS[u.rstrip("s")] if u.rstrip("s") in lx.UNITS else lx.UNITS[u]
+        vague = next((r for w, r in lx.VAGUE_QUANTITIES.items() if w in q), None)
+        parts.append((unit, lx.number(q), vague))
+    return parts
+
+
+def _counted(m: re.Match[str], ctx: _Context, anchor: datetime, sign: int, text: str) -> _Hit | None:
+    """The moment ``text`` (an amount) away from ``anchor``, at the unit's precision."""
+    parts = _amount(text)
+    if not parts:
+        return None
+    finest = min(parts, key=lambda p: _RANK[lx.UNIT_PRECISION[p[0]]])[0]
+    precision = lx.UNIT_PRECISION[finest]
+    unit, _, vague = parts[0]
+    if len(parts) == 1 and vague is not None:
+        lo, hi = vague
+        far, near = (hi, lo) if sign < 0 else (lo, hi)
+        a = _moved(anchor, unit, sign * far, precision)
+        b = _moved(anchor, unit, sign * near, precision)
+        start, end = (a, b) if a <= b else (b, a)
+        return _hit(m, start, _ceil(end, precision), lx.WIDER[precision], vague=True)
+    at = anchor
+    for unit_, count, _ in parts:
+        at = _moved(at, unit_, sign * (count or 1), precision)
+    # An exact count lands on one day: "3 weeks ago" is that day, as arithmetic says.
+    if precision in ("instant", "minute", "hour"):
+        step = {"instant": timedelta(seconds=1), "minute": timedelta(minutes=1), "hour": timedelta(hours=1)}
+        return _hit(m, at, at + step[precision], precision)
+    return _hit(m, *_days(at.date()), "day")
+
+
+def _moved(at: datetime, unit: str, n: float, precision: str) -> datetime:
+    if unit in ("second", "minute", "hour"):
+        at = at + timedelta(**{unit + "s": n})
+        if precision == "hour":
+            return at.replace(minute=0, second=0, microsecond=0)
+        if precision == "minute":
+            return at.replace(second=0, microsecond=0)
+        return at.replace(microsecond=0)
+    return _midnight(_shift(at.date(), unit, n))
+
+
+def _ceil(at: datetime, precision: str) -> datetime:
+    steps = {"instant": timedelta(seconds=1), "minute": timedelta(minutes=1), "hour": timedelta(hours=1)}
+    return at + steps.get(precision, _DAY)
+
+
+@_rule(
+    rf"{_DURATION}\s+(?P<dir>ago|back|earlier|before\s+now|later(?!\s+(?:this|today|in\s+the|that))|from\s+now"
+    r"|from\s+today|hence)"
+)
+def _ago(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """3 days ago, a few weeks ago, 1 month and 21 days ago, two weeks from now, 3 weeks later."""
+    sign = -1 if m["dir"] in ("ago", "back", "earlier", "before now") else 1
+    return _counted(m, ctx, ctx.now, sign, m.group())
+
+
+@_rule(rf"in\s+(?:(?:about|around|roughly|like|maybe|just)\s+)?{_DURATION}(?!\s+(?:time|of|from|since))")
+def _in_duration(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """in 2 weeks, in a couple of days: a future moment, unless it is a duration ("in 58 minutes")."""
+    unit = _amount(m.group())[0][0]
+    tense = ctx.tense(m.start())
+    short = unit in ("second", "minute", "hour")
+    if tense == "past" or (short and tense != "future"):
+        return None
+    before = ctx.text[max(0, m.start() - 30) : m.start()]
+    if re.search(
+        r"\b(?:\d+(?:\.\d+)?\s*(?:k|km|mi|miles?|m|meters?|kg|lbs?|pounds?|reps?)|pr|record|under|"
+        r"over|done|finish\w*|complete\w*|run|ran|lose|lost|gain\w*)\W*$",
+        before,
+    ):
+        return None  # a duration: "a 10K in 25 minutes", "lose 5 kg in 3 weeks"
+    return _counted(m, ctx, ctx.now, 1, m.group())
+
+
+@_rule(
+    rf"(?:(?:with)?in\s+)?(?:the\s+)?(?P<dir>next|past|last|previous|coming|following|upcoming)\s+{_QTY_UNIT}"
+    rf"|(?P<q2>{lx.QUANTITY})\s+(?P<dir2>next|upcoming|coming|past|previous)\s+(?P<u2>{lx.UNIT[:-2]}s)"
+    rf"|within\s+(?:the\s+)?(?P<dir3>next\s+)?{_qty_unit('3')}"
+)
+def _rolling(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """the past 3 days, next 2 weeks, the last 3 months, within 9 months, 5 upcoming years."""
+    direction = m["dir"] or m["dir2"] or "next"
+    q = m["q"] or m["q2"] or m["q3"]
+    u = m["u"] or m["u2"] or m["u3"]
+    unit = lx.UNITS.get(u.rstrip("s"), lx.UNITS.get(u, "day"))
+    n = lx.number(" ".join(q.split()))
+    vague = n is None
+    if n is None:
+        n = {"couple": 2, "few": 3, "several": 5, "some": 3}[next(w for w in lx.VAGUE_QUANTITIES if w in q)]
+    back = direction in ("past", "last", "previous")
+    t = ctx.today
+    if unit in ("quarter", "decade"):
+        hit = _calendar_unit(m, t, unit, -n if back else 1, n)
+        hit.kind, hit.vague = "range", vague
+        return hit
+    if unit in ("second", "minute", "hour"):
+        span = timedelta(**{unit + "s": n})
+        start, end = (ctx.now - span, ctx.now) if back else (ctx.now, ctx.now + span)
+        return _hit(m, start, end, lx.UNIT_PRECISION[unit], kind="range", vague=vague)
+    if back:
+        return _hit(m, _midnight(_shift(t, unit, -n)), _midnight(t), "day", kind="range", vague=vague)
+    first = t if m.group().startswith("within") else t + _DAY
+    return _hit(m, _midnight(first), _midnight(_shift(first, unit, n)), "day", kind="range", vague=vague)
+
+
+@_rule(
+    r"(?P<w>the\s+other\s+day|(?:just\s+)?recently|lately|not\s+(?:so\s+)?long\s+ago|a\s+while\s+(?:ago|back)"
+    r"|some\s+time\s+ago|a\s+long\s+time\s+ago|ages\s+ago)"
+)
+def _vague(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """the other day, recently, lately, a while ago: wide, coarse, flagged vague."""
+    w = " ".join(m["w"].split())
+    t = ctx.today
+    if w == "the other day":
+        return _hit(m, *_days(t - timedelta(days=10), 9), "week", vague=True)
+    if w in ("a while ago", "a while back", "some time ago"):
+        return _hit(
+            m, _midnight(_add_months(t, -12)), _midnight(t - timedelta(days=14)), "unknown", vague=True
+        )
+    if w in ("a long time ago", "ages ago"):
+        return _hit(m, _midnight(_add_months(t, -120)), _midnight(_add_months(t, -6)), "unknown", vague=True)
+    return _hit(m, _midnight(_add_months(t, -1)), _midnight(t + _DAY), "month", vague=True)
+
+
+@_rule(
+    r"(?P<mod>earlier|later)\s+(?:this|in\s+the)\s+(?P<unit>week|month|year)"
+    r"|(?:the\s+)?(?:rest|remaining|remainder)\s+(?:of\s+)?(?:the\s+|this\s+|my\s+)?(?P<rest>week|month|year)"
+    r"|(?P<mod2>earlier|later)\s+today"
+)
+def _earlier_later(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """earlier this month, later this week, later in the year, the rest of the week, later today."""
+    t = ctx.today
+    if m["mod2"]:
+        if m["mod2"] == "earlier":
+            return _hit(m, _midnight(t), ctx.now, "day")
+        return _hit(m, ctx.now, _midnight(t + _DAY), "day")
+    if m["rest"]:
+        whole = _calendar_unit(m, t, m["rest"], 0)
+        whole.start, whole.precision, whole.kind = _midnight(t), "day", "range"
+        return whole
+    whole = _calendar_unit(m, t, m["unit"], 0)
+    assert whole.start is not None and whole.end is not None
+    if m["mod"] == "earlier":
+        whole.end = _midnight(t)
+    elif m["unit"] == "year" and t.month < 7:
+        whole.start = _midnight(date(t.year, 7, 1))
+    else:
+        whole.start = _midnight(t + _DAY) if m["unit"] == "week" else _midnight(t)
+    if whole.end is not None and whole.start is not None and whole.end <= whole.start:
+        return None
+    return whole
+
+
+@_rule(
+    r"(?P<mod>early|mid|late|the\s+(?:beginning|start|middle|end)\s+of|(?:beginning|start|middle|end)\s+of)"
+    r"[\s-]+(?:the\s+)?(?P<rel>this|next|last)\s+(?P<unit>week|month|year)"
+)
+def _unit_part(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """early next week, the end of this month, late last year."""
+    step = {"this": 0, "next": 1, "last": -1}[m["rel"]]
+    whole = _calendar_unit(m, ctx.today, m["unit"], step)
+    assert whole.start is not None and whole.end is not None
+    precision = {"week": "day", "month": "week", "year": "season"}[m["unit"]]
+    return _part(m, whole.start, whole.end, m["mod"], precision)
+
+
+_CLOCK = (
+    r"(?:(?P<h>1[0-2]|0?[1-9])(?::(?P<mi>[0-5]\d))?\s*(?P<ap>a\.?m\.?|p\.?m\.?)(?!\w)"
+    r"|(?P<h24>[01]?\d|2[0-3]):(?P<mi24>[0-5]\d)(?!\s*(?:/|pace|per|min|mile|km|ratio|split))"
+    r"|(?P<word>noon|midday|midnight))"
+)
+
+
+_CLOCK_RANGE_BEFORE = re.compile(r"\d(?::\d\d)?\s*(?:[ap]\.?m\.?)?\s*(?:-|–|to|and|until|till)\s*$")
+
+
+@_rule(rf"(?P<cue>(?:at|around|by|from|until|till|before|after|since|between|@)\s*)?{_CLOCK}")
+def _clock_time(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """at 7pm, 19:30, at noon: today's, or the nearest one in the clause's direction."""
+    if not (m["cue"] or m["ap"]) and not _CLOCK_RANGE_BEFORE.search(
+        ctx.text, max(0, m.start() - 16), m.start()
+    ):
+        return None  # "a 8:12 mile", "1:10 ratio", "midnight blue"
+    hour, minute, precision = _clock_parts(m)
+    direction = ctx.tense(m.start())
+    at = datetime.combine(ctx.today, time(hour, minute))
+    if direction == "past" and at > ctx.now:
+        at -= _DAY
+    elif direction == "future" and at <= ctx.now:
+        at += _DAY
+    step = timedelta(hours=1) if precision == "hour" else timedelta(minutes=1)
+    return _hit(m, at, at + step, precision)
+
+
+def _clock_parts(m: re.Match[str]) -> tuple[int, int, str]:
+    if m["word"]:
+        return (0 if m["word"] == "midnight" else 12), 0, "minute"
+    if m["h24"]:
+        return int(m["h24"]), int(m["mi24"]), "minute"
+    hour = int(m["h"]) % 12 + (12 if m["ap"].startswith("p") else 0)
+    return hour, int(m["mi"] or 0), "minute" if m["mi"] else "hour"
+
+
+@_rule(r"(?P<u>year|month)[\s-]to[\s-]date|ytd")
+def _to_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """year to date, month to date."""
+    t = ctx.today
+    first = t.replace(month=1, day=1) if m["u"] != "month" else t.replace(day=1)
+    return _hit(m, _midnight(first), _midnight(t + _DAY), "day", kind="range")
+
+
+@_rule(r"(?P<w>now|right\s+now|the\s+present|current\s+date|present)")
+def _now(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """now, only as the end of a range ("between Jan 22 and now")."""
+    return _hit(m, ctx.now, ctx.now, "instant", standalone=False)
+
+
+# -- ranges with a shared month: "June 3-5", "from 4 to 22 January", "between 3 and 12 of Sept" ------

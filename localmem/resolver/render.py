@@ -1,0 +1,68 @@
+"""Writing a resolved mention back as absolute dates: "on the weekend of 2025-06-14 to 2025-06-15"."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from . import TimeMention
+
+
+def _fmt(at: datetime, precision: str) -> str:
+    if precision in ("instant", "minute", "hour"):
+        return at.strftime("%Y-%m-%d %H:%M")
+    if precision in ("month", "season"):
+        return at.strftime("%Y-%m")
+    if precision in ("year", "decade"):
+        return at.strftime("%Y")
+    return at.strftime("%Y-%m-%d")
+
+
+def _last(end: datetime, precision: str) -> datetime:
+    return end - (
+        timedelta(minutes=1) if precision in ("instant", "minute", "hour") else timedelta(microseconds=1)
+    )
+
+
+def _render(m: TimeMention) -> str:
+    p = m.precision
+    if m.kind == "since" and m.start is not None:
+        return f"since {_fmt(m.start, p)}"
+    if m.kind == "until" and m.end is not None:
+        return (
+            f"until {_fmt(m.end, p)}"
+            if m.end.hour == 0 or p not in ("day",)
+            else f"until {_fmt(m.end, 'minute')}"
+        )
+    assert m.start is not None and m.end is not None
+    s, last = m.start, _last(m.end, p)
+    if m.vague and p in ("week", "month", "unknown"):
+        return f"between {_fmt(s, 'day')} and {_fmt(last, 'day')}"
+    if m.kind == "range":
+        return f"from {_fmt(s, p)} to {_fmt(last, p)}"
+    if p == "part_of_day":
+        hours = (m.end - m.start).total_seconds() / 3600
+        name = {5: "morning", 12: "afternoon", 17: "evening" if hours <= 4 else "night", 21: "night"}.get(
+            s.hour, f"{s:%H:%M}-{m.end:%H:%M}"
+        )
+        return f"on the {name} of {s:%Y-%m-%d}"
+    if p in ("instant", "minute", "hour"):
+        return f"at {_fmt(s, p)}"
+    one_day = s.date() == last.date()
+    if one_day and p == "day":
+        return f"on {s:%Y-%m-%d}"
+    if one_day:
+        return f"around {s:%Y-%m-%d}"
+    if p == "weekend":
+        return f"on the weekend of {s:%Y-%m-%d} to {last:%Y-%m-%d}"
+    if p == "week" and (last - s).days == 6 and s.weekday() == 0:
+        return f"in the week of {s:%Y-%m-%d} to {last:%Y-%m-%d}"
+    if p == "month" and (s.year, s.month) == (last.year, last.month) and s.day == 1:
+        return f"in {s:%Y-%m}"
+    if p == "year" and s.year == last.year and (s.month, s.day) == (1, 1):
+        return f"in {s:%Y}"
+    if p == "decade" and s.year % 10 == 0 and last.year == s.year + 9:
+        return f"in the {s:%Y}s"
+    shown = "day" if p in ("week", "weekend") else p
+    return f"between {_fmt(s, shown)} and {_fmt(last, shown)}"

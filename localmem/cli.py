@@ -8,6 +8,7 @@ else ``$LOCALMEM_DB``, else the default file in the user data dir.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import os
@@ -22,6 +23,7 @@ from . import demo
 from ._db import default_path
 from .clock import Clock, parse_time, zone
 from .errors import InvalidInputError, LocalmemError
+from .resolver import find_times, rewrite
 from .revision import Change, Revision, Snapshot
 from .store import UNSET, Store
 from .store import open as open_store
@@ -179,9 +181,53 @@ def cmd_add(store: Store, args: argparse.Namespace) -> None:
         valid_from=args.valid_from, valid_to=args.valid_to, precision=args.precision,
         expires=args.expires, key=args.key, supersedes=args.supersedes, kind=args.kind,
         value=_json_arg(args.value, "--value"), attributes=_attrs(args.attr),
-        source=args.source, reason=args.reason,
+        source=args.source, reason=args.reason, resolve=not args.no_resolve,
     )
     _print_revisions([rev], args.json)
+
+
+def cmd_resolve(args: argparse.Namespace) -> int:
+    sent = parse_time(args.sent_at, name="--sent-at", tz=zone(args.tz)).at
+    mentions = find_times(args.text, sent_at=sent, tz=args.tz, date_order=args.date_order)
+    if args.json:
+        print(json.dumps({
+            "text": args.text, "sent_at": sent.isoformat(), "tz": args.tz,
+            "rewritten": rewrite(args.text, mentions),
+            "mentions": [{
+                "phrase": m.phrase, "span": list(m.span), "kind": m.kind, "precision": m.precision,
+                "vague": m.vague, "start": m.start and m.start.isoformat(), "end": m.end and m.end.isoformat(),
+                "rendered": m.render(),
+            } for m in mentions],
+        }))
+        return 0
+    if not mentions:
+        print("no time phrase found")
+        return 0
+    for m in mentions:
+        start = "(open)" if m.start is None else m.start.isoformat(timespec="minutes")
+        end = "(open)" if m.end is None else m.end.isoformat(timespec="minutes")
+        flags = " vague" if m.vague else ""
+        print(f"{m.phrase!r} [{m.span[0]}:{m.span[1]}] {m.kind} {m.precision}{flags}: [{start}, {end})")
+        print(f"    {m.render()}")
+    print(f"rewritten: {rewrite(args.text, mentions)}")
+    return 0
+
+
+def cmd_import(store: Store, args: argparse.Namespace) -> None:
+    try:
+        with open(args.file, encoding="utf-8") if args.file != "-" else contextlib.nullcontext(sys.stdin) as f:
+            messages = json.load(f)
+    except OSError as exc:
+        raise InvalidInputError(f"cannot read {args.file!r}: {exc.strerror}") from exc
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(f"{args.file!r} is not JSON: {exc}") from exc
+    revs = store.add_messages(messages, args.user, args.tz, roles=tuple(args.role or ["user"]))
+    if args.json:
+        _print_revisions(revs, True)
+        return
+    print(f"imported {len(revs)} memories for {args.user}")
+    for rev in revs:
+        print(f"  {rev.memory_id}  {rev.valid_source:8}  {rev.text}")
 
 
 def cmd_correct(store: Store, args: argparse.Namespace) -> None:
@@ -207,7 +253,7 @@ def cmd_supersede(store: Store, args: argparse.Namespace) -> None:
     rev = store.supersede(
         store.resolve_id(args.id), args.text, valid_from=args.valid_from,
         valid_to=args.valid_to, precision=args.precision, observed_at=args.observed_at,
-        value=_json_arg(args.value, "--value"), reason=args.reason,
+        value=_json_arg(args.value, "--value"), reason=args.reason, resolve=not args.no_resolve,
     )
     _print_revisions([rev], args.json)
 
@@ -364,7 +410,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--attr", action="append", metavar="NAME=VALUE")
     p.add_argument("--source")
     p.add_argument("--reason")
+    p.add_argument("--no-resolve", action="store_true",
+                   help="keep the text as given: do not read time phrases from it")
     p.set_defaults(func=cmd_add)
+
+    p = command("resolve", "show the time phrases in a message and what they resolve to")
+    p.add_argument("text")
+    p.add_argument("--sent-at", required=True, help="when the message was sent (an instant)")
+    p.add_argument("--tz", default="UTC", help="the sender's IANA zone (default UTC)")
+    p.add_argument("--date-order", choices=("MDY", "DMY"), default="MDY", help="how to read 03/04")
+    p.set_defaults(func=None)
+
+    p = command("import", "import a conversation: a JSON list of {role, content, sent_at}")
+    p.add_argument("file", help="the JSON file, or - for stdin")
+    p.add_argument("--user", required=True)
+    p.add_argument("--tz", help="the user's IANA zone")
+    p.add_argument("--role", action="append", help="roles to import (default: user; repeatable)")
+    p.set_defaults(func=cmd_import)
 
     p = command("correct", "the earlier account was wrong: record the right one")
     p.add_argument("id")
@@ -388,6 +450,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--observed-at")
     p.add_argument("--value")
     p.add_argument("--reason")
+    p.add_argument("--no-resolve", action="store_true",
+                   help="keep the text as given: do not read time phrases from it")
     p.set_defaults(func=cmd_supersede)
 
     p = command("retract", "the user revoked a memory: hide it from now on")
@@ -452,6 +516,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "demo":
             return run_demo(args)
+        if args.command == "resolve":
+            return cmd_resolve(args)
         store = open_store(_db_path(args), clock=_clock(getattr(args, "now", None)))
         try:
             result = args.func(store, args)

@@ -38,7 +38,7 @@ import contextlib
 import enum
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -77,6 +77,8 @@ from .errors import (
 )
 from .ids import new_id
 from .interval import check_interval, check_precision
+from .messages import import_messages
+from .resolver import find_times, rewrite
 from .revision import (
     Change,
     Erasure,
@@ -128,6 +130,42 @@ def _text(value: object, name: str = "text") -> str:
 
 def _optional_text(value: object, name: str) -> str | None:
     return None if value is None else _text(value, name)
+
+
+def _observed(observed_at: TimeInput | None, now: int, z: ZoneInfo) -> int:
+    if observed_at is None:
+        return now
+    return to_micros(parse_time(observed_at, name="observed_at", tz=z).at)
+
+
+def _read_times(
+    text: str, source: Any, observed: int, z: ZoneInfo, resolve: bool, state: bool = False
+) -> tuple[str, Any, tuple[int, int | None, str] | None]:
+    """Resolve the time phrases in ``text`` said at ``observed``: (stored text, source, valid time).
+
+    The valid time comes from the first definite phrase (a vague one only when
+    there is nothing else); every phrase is rewritten in absolute dates, and
+    the message as said is kept in the source. For a ``state`` (a keyed fact,
+    or one that supersedes another: "moved to Berlin on Sept 1") the phrase
+    says when it began, so the valid time stays open.
+    """
+    if not resolve:
+        return text, source, None
+    mentions = find_times(text, sent_at=from_micros(observed), tz=z)
+    if not mentions:
+        return text, source, None
+    chosen = next((m for m in mentions if not m.vague), mentions[0])
+    start = observed if chosen.start is None else to_micros(chosen.start)
+    end = None if chosen.end is None or (state and chosen.kind != "range") else to_micros(chosen.end)
+    if end is not None and end <= start:  # "until 09:00" said at 10:00
+        return text, source, None
+    if source is None:
+        source = {"message": text}
+    elif isinstance(source, Mapping) and "message" not in source:
+        source = {"message": text, **source}
+    elif not isinstance(source, Mapping):
+        source = {"message": text, "source": source}
+    return rewrite(text, mentions), source, (start, end, chosen.precision)
 
 
 def _json(value: object, name: str) -> str | None:
@@ -523,6 +561,7 @@ class Store:
         attributes: Mapping[str, Any] | None = None,
         source: Any = None,
         reason: str | None = None,
+        resolve: bool = True,
     ) -> Revision:
         """Assert a new memory.
 
@@ -532,8 +571,13 @@ class Store:
             observed_at: when the fact reached the app (default: now).
             tz: the user's IANA zone (default: the zone last given for this
                 user, else UTC). Calendar dates are read in it.
-            valid_from: when it became true. Without it the valid time is
-                *assumed* to start at observed_at, with precision instant.
+            valid_from: when it became true. Without it, a time phrase in the
+                text ("yesterday", "last weekend", "since January") is
+                resolved against observed_at in ``tz`` and gives the valid
+                time and its precision (``valid_source="resolved"``); the
+                stored text names absolute dates and the original message is
+                kept in ``source["message"]``. With no phrase the valid time
+                is *assumed* to start at observed_at, with precision instant.
             valid_to: when it stopped being true (exclusive); None = still true.
             precision: how precise the valid time is; defaults from the form of
                 valid_from (a date is a day, "2023-05" a month, ...).
@@ -546,6 +590,8 @@ class Store:
             attributes: a dict of JSON values, for filters.
             source: provenance (session, message id, import batch): JSON.
             reason: why this was recorded.
+            resolve: read time phrases in ``text`` (default); False stores the
+                text as given and assumes the valid time.
 
         Returns:
             The new memory's first revision.
@@ -565,14 +611,49 @@ class Store:
             check_precision(precision)
         if tz is not None:
             zone(tz)
-        encoded = (_json(value, "value"), _attributes(attributes), _json(source, "source"))
+        _json(source, "source")
+        if not isinstance(resolve, bool):
+            raise InvalidInputError(f"resolve={resolve!r} is not a bool")
         with self._write() as now:
             z = self._zone_for(tz, user_id)
+            observed = _observed(observed_at, now, z)
+            state = key is not None or supersedes is not None
+            text, source, said = _read_times(text, source, observed, z, resolve and valid_from is None, state)
+            encoded = (_json(value, "value"), _attributes(attributes), _json(source, "source"))
             return self._assert(
-                text, user_id=user_id, now=now, zone_=z, observed_at=observed_at,
+                text, user_id=user_id, now=now, zone_=z, observed=observed, said=said,
                 valid_from=valid_from, valid_to=valid_to, precision=precision, expires=expires,
                 key=key, supersedes=supersedes, kind=kind, encoded=encoded, reason=reason,
             )
+
+    def add_messages(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        user_id: str,
+        tz: str | ZoneInfo | None = None,
+        *,
+        roles: Sequence[str] = ("user",),
+        kind: str = "message",
+        source: Mapping[str, Any] | None = None,
+    ) -> list[Revision]:
+        """Import a conversation, mem0-style: one memory per message from ``roles``.
+
+        Each message is ``{"role", "content", "sent_at"}``; its time phrases are
+        resolved against its own ``sent_at`` in ``tz``, never against today.
+        Messages from other roles (the assistant's replies) are skipped. Every
+        message is checked before anything is written, and all are written in
+        one transaction: the import lands whole or not at all.
+
+        Returns:
+            The first revision of each memory written, in message order.
+
+        Raises:
+            InvalidInputError: a message is not a mapping, lacks a field, or
+                has an empty content; ``source`` is not a mapping.
+            NaiveDatetimeError, InvalidTimeError, UnknownZoneError: a bad
+                ``sent_at`` or zone.
+        """
+        return import_messages(self, messages, user_id, tz, roles=roles, kind=kind, source=source)
 
     def _assert(
         self,
@@ -581,7 +662,8 @@ class Store:
         user_id: str,
         now: int,
         zone_: ZoneInfo,
-        observed_at: TimeInput | None,
+        observed: int,
+        said: tuple[int, int | None, str] | None,
         valid_from: TimeInput | None,
         valid_to: TimeInput | None,
         precision: str | None,
@@ -592,16 +674,15 @@ class Store:
         encoded: tuple[str | None, str | None, str | None],
         reason: str | None,
     ) -> Revision:
-        observed = (
-            now if observed_at is None
-            else to_micros(parse_time(observed_at, name="observed_at", tz=zone_).at)
-        )
+        vt = None
         if valid_from is not None:
             start = parse_time(valid_from, name="valid_from", tz=zone_)
             vf, prec, vsrc = to_micros(start.at), precision or start.precision, "explicit"
+        elif said is not None:
+            vf, vt, prec = said
+            prec, vsrc = precision or prec, "resolved"
         else:
             vf, prec, vsrc = observed, precision or "instant", "assumed"
-        vt = None
         if valid_to is not None:
             end = parse_time(valid_to, name="valid_to", tz=zone_).at
             check_interval(from_micros(vf), end)
@@ -778,6 +859,7 @@ class Store:
         attributes: Mapping[str, Any] | None = None,
         source: Any = None,
         reason: str | None = None,
+        resolve: bool = True,
     ) -> Revision:
         """Record that the world changed: a new memory replaces ``memory_id`` from valid_from.
 
@@ -789,16 +871,24 @@ class Store:
             NotFoundError, ErasedError: no such memory, or erased.
             InvalidOperationError: it is retracted or already superseded.
             InvalidIntervalError: the new fact does not start after the old one.
+
+        Without ``valid_from``, a time phrase in ``text`` says when the new
+        fact began ("moved to Berlin on Sept 1"), as in :meth:`add`; the new
+        fact stays open-ended. ``resolve=False`` turns that off.
         """
         _text(text)
         _optional_text(reason, "reason")
         if precision is not None:
             check_precision(precision)
-        encoded = (_json(value, "value"), _attributes(attributes), _json(source, "source"))
+        _json(source, "source")
         with self._write() as now:
             old = self._state(memory_id)
+            z = zone(old.tz)
+            observed = _observed(observed_at, now, z)
+            text, source, said = _read_times(text, source, observed, z, resolve and valid_from is None, True)
+            encoded = (_json(value, "value"), _attributes(attributes), _json(source, "source"))
             return self._assert(
-                text, user_id=old.user_id, now=now, zone_=zone(old.tz), observed_at=observed_at,
+                text, user_id=old.user_id, now=now, zone_=z, observed=observed, said=said,
                 valid_from=valid_from, valid_to=valid_to, precision=precision, expires=expires,
                 key=old.key, supersedes=memory_id, kind=old.kind, encoded=encoded, reason=reason,
             )

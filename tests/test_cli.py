@@ -284,3 +284,79 @@ def test_installed_console_script_has_no_traceback(db_path: Path, tmp_path: Path
     ok = subprocess.run([*cmd, "demo"], capture_output=True, text=True, env=env, timeout=60)
     assert ok.returncode == 0 and "cash 396" in ok.stdout and ok.stderr == ""
     assert (tmp_path / "localmem" / "demo.db").exists()
+
+
+# -- time phrases: resolve, add, import ------------------------------------------------
+
+
+def test_resolve_prints_each_phrase_its_interval_and_the_rewrite(cli: CLI) -> None:
+    code, out, err = cli("resolve", "I ran my first 10K last weekend, finished in 58 minutes.",
+                         "--sent-at", "2025-06-16T12:00:00Z")
+    assert (code, err) == (0, "")
+    assert "'last weekend' [19:31] point weekend: [2025-06-14T00:00+00:00, 2025-06-16T00:00+00:00)" in out
+    assert "rewritten: I ran my first 10K on the weekend of 2025-06-14 to 2025-06-15, finished in 58" in out
+    assert "58 minutes'" not in out
+
+
+def test_resolve_json_reads_in_the_senders_zone(cli: CLI) -> None:
+    data = cli.json("resolve", "I did yoga this morning", "--sent-at", "2025-08-10T05:00:00+08:00",
+                    "--tz", "Asia/Singapore")
+    (m,) = data["mentions"]
+    assert (m["phrase"], m["precision"], m["start"]) == ("this morning", "part_of_day", "2025-08-10T05:00:00+08:00")
+    assert data["rewritten"] == "I did yoga on the morning of 2025-08-10"
+
+
+def test_resolve_without_a_phrase_says_so(cli: CLI) -> None:
+    assert cli("resolve", "I may march in the parade", "--sent-at", "2025-06-16T12:00:00Z")[:2] == (
+        0, "no time phrase found\n")
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--sent-at", "2025-06-16T12:00:00"], "no time zone"),
+        (["--sent-at", "2025-06-16T12:00:00Z", "--tz", "Mars/Olympus"], "Mars/Olympus"),
+        (["--sent-at", "soon"], "--sent-at"),
+    ],
+    ids=["naive", "unknown-zone", "not-a-time"],
+)
+def test_resolve_bad_input_is_one_line_and_exit_1(cli: CLI, argv: list[str], says: str) -> None:
+    code, out, err = cli("resolve", "yesterday", *argv)
+    assert (code, out) == (1, "") and says in err and err.count("\n") == 1
+
+
+def test_add_resolves_the_phrase_and_no_resolve_keeps_the_words(cli: CLI) -> None:
+    rev = cli.json("add", "I started the new knee meds yesterday", "--user", "sam",
+                   "--observed-at", "2025-08-10T05:00:00+08:00", "--tz", "Asia/Singapore")[0]
+    assert (rev["text"], rev["precision"], rev["valid_source"]) == (
+        "I started the new knee meds on 2025-08-09", "day", "resolved")
+    assert rev["source"] == {"message": "I started the new knee meds yesterday"}
+    rev = cli.json("add", "I started the new knee meds yesterday", "--user", "sam", "--no-resolve")[0]
+    assert (rev["text"], rev["valid_source"]) == ("I started the new knee meds yesterday", "assumed")
+
+
+def test_import_reads_each_message_at_its_send_time(cli: CLI, tmp_path: Path) -> None:
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps([
+        {"role": "user", "content": "I ran my first 10K last weekend", "sent_at": "2025-06-16T12:00:00Z"},
+        {"role": "assistant", "content": "Great run!", "sent_at": "2025-06-16T12:00:09Z"},
+        {"role": "user", "content": "Knee is fine", "sent_at": "2025-06-17T08:00:00Z"},
+    ]))
+    code, out, err = cli("import", str(chat), "--user", "sam", "--tz", "UTC", now="2026-11-29T10:00:00Z")
+    assert (code, err) == (0, "")
+    assert out.startswith("imported 2 memories for sam\n")
+    assert "resolved  I ran my first 10K on the weekend of 2025-06-14 to 2025-06-15" in out
+    assert "assumed   Knee is fine" in out
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [("not json", "is not JSON"), (json.dumps([{"role": "user", "content": "hi"}]), "has no sent_at")],
+    ids=["not-json", "no-sent-at"],
+)
+def test_import_refuses_a_bad_file_and_writes_nothing(cli: CLI, tmp_path: Path, content: str, says: str) -> None:
+    chat = tmp_path / "chat.json"
+    chat.write_text(content)
+    code, out, err = cli("import", str(chat), "--user", "sam")
+    assert (code, out) == (1, "") and says in err
+    assert cli.json("info")["revisions"] == 0

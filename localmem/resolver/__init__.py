@@ -176,6 +176,11 @@ def find_times(
     return mentions
 
 
+_PREPOSITION_BEFORE = re.compile(
+    r"\b(?:to|for|by|until|till|from|since|at|on|in|during|of|before|after|through)\s+$", re.IGNORECASE
+)
+
+
 def rewrite(text: str, mentions: list[TimeMention]) -> str:
     """``text`` with each mention replaced by its absolute rendering."""
     out, pos = [], 0
@@ -183,6 +188,8 @@ def rewrite(text: str, mentions: list[TimeMention]) -> str:
         lo, hi = mention.span
         out.append(text[pos:lo])
         rendered = mention.render()
+        if _PREPOSITION_BEFORE.search(text, max(0, lo - 12), lo):
+            rendered = re.sub(r"^(?:on|in|at) ", "", rendered)  # "moved it to next Friday"
         if lo == 0 or re.search(r"[.!?]\s*$", text[:lo]):
             rendered = rendered[:1].upper() + rendered[1:]
         out.append(rendered)

@@ -33,36 +33,36 @@ _DATE_AFTER_WEEKDAY = re.compile(r"[\s,(-]*")
 _RANGE_GAP = re.compile(r"\s*(?:-|–|—|~|to|till|til|until|through|thru|and|through\s+to|up\s+to)\s*$")
 
 
-_RANGE_LEAD = re.compile(r"(?:from|between)\s+$")
+_RANGE_LEAD = re.compile(r"\b(?:from|between)\s+$")
 
 
 _SINCE_LEAD = re.compile(
-    r"(?:ever\s+since|since|starting(?:\s+(?:from|on|in))?|beginning(?:\s+(?:on|in))?|as\s+of|after)\s+$"
+    r"\b(?:ever\s+since|since|starting(?:\s+(?:from|on|in))?|beginning(?:\s+(?:on|in))?|as\s+of|after)\s+$"
 )
 
 
-_UNTIL_LEAD = re.compile(r"(?P<w>up\s+until|until|till|til|'til|up\s+to|through|thru|by|before)\s+$")
+_UNTIL_LEAD = re.compile(r"\b(?P<w>up\s+until|until|till|til|'til|up\s+to|through|thru|by|before)\s+$")
 
 
-_PREP_LEAD = re.compile(r"(?:on|in|at|during|over|throughout|for)\s+$")
+_PREP_LEAD = re.compile(r"\b(?:on|in|at|during|over|throughout)\s+$")
 
 
 _WEEK_OF = re.compile(
-    r"(?:the\s+)?(?:week\s+(?:of|beginning|starting(?:\s+on)?|commencing)|w/c)\s+(?:the\s+)?$"
+    r"\b(?:the\s+)?(?:week\s+(?:of|beginning|starting(?:\s+on)?|commencing)|w/c)\s+(?:the\s+)?$"
 )
 
 
 _SPAN_FROM = re.compile(
-    rf"(?:(?P<for>for)\s+)?{_DURATION}\s*,?\s+(?P<how>from|starting|beginning|as\s+of)(?:\s+(?:from|on))?\s+$"
+    rf"\b(?:(?P<for>for)\s+)?{_DURATION}\s*,?\s+(?P<how>from|starting|beginning|as\s+of)(?:\s+(?:from|on))?\s+$"
 )
 
 
 _UNIT_AROUND = re.compile(
-    r"(?:the\s+)?(?P<u>day|week|weekend|month|year)\s+(?P<dir>before|after|following|prior\s+to)\s+$"
+    r"\b(?:the\s+)?(?P<u>day|week|weekend|month|year)\s+(?P<dir>before|after|following|prior\s+to)\s+$"
 )
 
 
-_COUNT_AROUND = re.compile(rf"{_DURATION}\s+(?P<dir>before|after|from|since|prior\s+to)\s+$")
+_COUNT_AROUND = re.compile(rf"\b{_DURATION}\s+(?P<dir>before|after|from|since|prior\s+to)\s+$")
 
 
 _PART_AFTER = re.compile(rf"\s+(?:in\s+the\s+)?(?P<part>{lx.PART_OF_DAY})\b")
@@ -71,7 +71,7 @@ _PART_AFTER = re.compile(rf"\s+(?:in\s+the\s+)?(?P<part>{lx.PART_OF_DAY})\b")
 _CLOCK_AFTER = re.compile(rf"\s*(?:,\s*)?(?:at\s+|around\s+|@\s*)?{_CLOCK}")
 
 
-_CLOCK_BEFORE = re.compile(rf"(?:at\s+|around\s+)?{_CLOCK}\s*(?:,\s*)?(?:on\s+)?$")
+_CLOCK_BEFORE = re.compile(rf"\b(?:at\s+|around\s+)?{_CLOCK}\s*(?:,\s*)?(?:on\s+)?$")
 
 
 def _combine(ctx: _Context, hits: list[_Hit]) -> list[_Hit]:

@@ -229,7 +229,7 @@ _MODAL_MAY = re.compile(r"\s+(?:i|we|you|he|she|it|they|be|have|not|also|well|ju
 _MONTH_AFTER = re.compile(rf"\s*(?:-|–|to|till|until|through)\s*{lx.MONTH}\b")
 
 
-_MONTH_BEFORE = re.compile(rf"{lx.MONTH}\s*(?:-|–|to|till|until|through|and)\s*$")
+_MONTH_BEFORE = re.compile(rf"\b{lx.MONTH}\s*(?:-|–|to|till|until|through|and)\s*$")
 
 
 _MONTH_CUE = (

@@ -1,0 +1,87 @@
+"""Bulk import of a conversation: one memory per message, each read at its own send time.
+
+An app importing two years of chats must resolve "yesterday" against the day
+each message was sent, never against the day of the import; so every message
+carries its ``sent_at`` and nothing here falls back to the clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
+
+from .clock import parse_time, zone
+from .errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from .revision import Revision
+    from .store import Store
+
+__all__ = ["import_messages"]
+
+_FIELDS = ("role", "content", "sent_at")
+
+
+def _checked(messages: object, roles: Sequence[str]) -> list[tuple[int, Mapping[str, Any]]]:
+    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
+        raise InvalidInputError(
+            f"messages={messages!r:.60} is not a list: expected a list of "
+            '{"role", "content", "sent_at"} mappings'
+        )
+    if isinstance(roles, str) or not all(isinstance(r, str) for r in roles):
+        raise InvalidInputError(f"roles={roles!r} is not a list of role names")
+    kept = []
+    for i, message in enumerate(messages):
+        if not isinstance(message, Mapping):
+            raise InvalidInputError(
+                f"messages[{i}]={message!r:.60} is not a mapping with {', '.join(_FIELDS)}"
+            )
+        missing = [f for f in _FIELDS if f not in message]
+        if missing:
+            raise InvalidInputError(
+                f"messages[{i}] has no {', '.join(missing)}: every message needs {', '.join(_FIELDS)} "
+                "(sent_at is what its time phrases are read against)"
+            )
+        if not isinstance(message["role"], str):
+            raise InvalidInputError(f"messages[{i}].role={message['role']!r} is not a string")
+        content = message["content"]
+        if not isinstance(content, str) or not content.strip():
+            raise InvalidInputError(f"messages[{i}].content={content!r:.60} is not a non-empty string")
+        if message["role"] in roles:
+            kept.append((i, message))
+    return kept
+
+
+def import_messages(
+    store: Store,
+    messages: Sequence[Mapping[str, Any]],
+    user_id: str,
+    tz: str | ZoneInfo | None,
+    *,
+    roles: Sequence[str] = ("user",),
+    kind: str = "message",
+    source: Mapping[str, Any] | None = None,
+) -> list[Revision]:
+    """Write one memory per message from ``roles`` (see :meth:`Store.add_messages`)."""
+    kept = _checked(messages, roles)
+    if source is not None and not isinstance(source, Mapping):
+        raise InvalidInputError(f"source={source!r:.60} is not a mapping")
+    z = zone(tz) if tz is not None else None
+    # Read every send time first: a bad one refuses the import before any write.
+    when = [parse_time(m["sent_at"], name=f"messages[{i}].sent_at", tz=z or zone("UTC")).at for i, m in kept]
+    out = []
+    with store.batch():
+        for (i, message), sent_at in zip(kept, when, strict=True):
+            provenance = {**(source or {}), "role": message["role"], "index": i}
+            out.append(
+                store.add(
+                    message["content"],
+                    user_id=user_id,
+                    observed_at=sent_at,
+                    tz=z,
+                    kind=kind,
+                    source=provenance,
+                )
+            )
+    return out

@@ -8,7 +8,6 @@ else ``$LOCALMEM_DB``, else the default file in the user data dir.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import json
 import os
@@ -215,8 +214,11 @@ def cmd_resolve(args: argparse.Namespace) -> int:
 
 def cmd_import(store: Store, args: argparse.Namespace) -> None:
     try:
-        with open(args.file, encoding="utf-8") if args.file != "-" else contextlib.nullcontext(sys.stdin) as f:
-            messages = json.load(f)
+        if args.file == "-":
+            messages = json.load(sys.stdin)
+        else:
+            with open(args.file, encoding="utf-8") as f:
+                messages = json.load(f)
     except OSError as exc:
         raise InvalidInputError(f"cannot read {args.file!r}: {exc.strerror}") from exc
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:

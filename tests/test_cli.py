@@ -302,7 +302,8 @@ def test_resolve_json_reads_in_the_senders_zone(cli: CLI) -> None:
     data = cli.json("resolve", "I did yoga this morning", "--sent-at", "2025-08-10T05:00:00+08:00",
                     "--tz", "Asia/Singapore")
     (m,) = data["mentions"]
-    assert (m["phrase"], m["precision"], m["start"]) == ("this morning", "part_of_day", "2025-08-10T05:00:00+08:00")
+    assert (m["phrase"], m["precision"]) == ("this morning", "part_of_day")
+    assert m["start"] == "2025-08-10T05:00:00+08:00"
     assert data["rewritten"] == "I did yoga on the morning of 2025-08-10"
 
 
@@ -354,7 +355,9 @@ def test_import_reads_each_message_at_its_send_time(cli: CLI, tmp_path: Path) ->
     [("not json", "is not JSON"), (json.dumps([{"role": "user", "content": "hi"}]), "has no sent_at")],
     ids=["not-json", "no-sent-at"],
 )
-def test_import_refuses_a_bad_file_and_writes_nothing(cli: CLI, tmp_path: Path, content: str, says: str) -> None:
+def test_import_refuses_a_bad_file_and_writes_nothing(
+    cli: CLI, tmp_path: Path, content: str, says: str
+) -> None:
     chat = tmp_path / "chat.json"
     chat.write_text(content)
     code, out, err = cli("import", str(chat), "--user", "sam")

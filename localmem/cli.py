@@ -194,8 +194,8 @@ def cmd_resolve(args: argparse.Namespace) -> int:
             "rewritten": rewrite(args.text, mentions),
             "mentions": [{
                 "phrase": m.phrase, "span": list(m.span), "kind": m.kind, "precision": m.precision,
-                "vague": m.vague, "start": m.start and m.start.isoformat(), "end": m.end and m.end.isoformat(),
-                "rendered": m.render(),
+                "vague": m.vague, "rendered": m.render(),
+                "start": m.start and m.start.isoformat(), "end": m.end and m.end.isoformat(),
             } for m in mentions],
         }))
         return 0

@@ -67,11 +67,12 @@ def _fee_story(store: Store, clock: FrozenClock) -> None:
 def _sam_story(store: Store, clock: FrozenClock) -> None:
     # Scenario B, imported in bulk on the day the coach app switched to localmem.
     clock.set("2025-06-16T12:00:00Z")
-    store.add("Sam ran a first 10K on the weekend of 2025-06-14 to 2025-06-15, in 58 minutes",
-              user_id=SAM, tz="Europe/Berlin", observed_at=1750075200,
-              valid_from="2025-06-14", valid_to="2025-06-16", precision="weekend",
-              kind="event", source={"message": "I ran my first 10K last weekend, "
-                                               "finished in 58 minutes."})
+    store.add_messages(
+        [{"role": "user", "content": "I ran my first 10K last weekend, finished in 58 minutes.",
+          "sent_at": 1750075200},
+         {"role": "assistant", "content": "Great first 10K!", "sent_at": 1750075260}],
+        SAM, "Europe/Berlin", kind="event",
+    )
     store.add("Sam lives in Lisbon", user_id=SAM, key="home_city", valid_from="2023-05",
               kind="fact")
     store.add("Sam is vegetarian", user_id=SAM, key="diet", valid_from="2024-01")
@@ -121,7 +122,9 @@ def summary(store: Store) -> Iterator[str]:
     for r in store.read(SAM, key="home_city", current_only=False, as_of=now):
         yield f"    {r.text}: {r.valid}"
     run = store.read(SAM, kind="event", current_only=False, as_of=now)[0]
-    yield f"  the 10K: {run.valid} (observed {run.observed_at:%Y-%m-%d}, {run.precision})"
+    yield f"  the 10K, said {run.observed_at:%Y-%m-%d}: {run.source['message']!r}"
+    yield f"    stored as {run.text!r}"
+    yield f"    valid {run.valid} ({run.precision}, {run.valid_source}), observed {run.observed_at:%Y-%m-%d}"
     for at in ("2025-11-15T23:30:00+01:00", "2025-11-16T00:30:00+01:00"):
         goals = store.read(SAM, as_of=at, kind="goal")
         state = "visible" if goals else "hidden (expired, still stored)"

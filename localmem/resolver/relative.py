@@ -136,7 +136,8 @@ def step_of(mod: str) -> int:
 
 
 @_rule(
-    rf"(?:the\s+)?{_REL}\s+(?P<unit>week|weekend|work\s*week|working\s+week|month|year|calendar\s+year|quarter|decade|"
+    rf"(?:the\s+)?{_REL}\s+(?P<unit>week|weekend|fortnight|work\s*week|working\s+week|month|year|calendar\s+year"
+    r"|quarter|decade|"
     r"spring|summer|autumn|fall|winter)"
 )
 def _this_next_last(m: re.Match[str], ctx: _Context) -> _Hit | None:
@@ -149,6 +150,8 @@ def _this_next_last(m: re.Match[str], ctx: _Context) -> _Hit | None:
         return hit
     step = step_of(mod)
     t = ctx.today
+    if unit == "fortnight":  # two calendar weeks next to this one
+        return _calendar_unit(m, t, "week", 1 if step >= 0 else -2, 2)
     if mod == "past" and unit in ("week", "month", "year"):  # the rolling one
         return _hit(m, _midnight(_shift(t, unit, -1)), _midnight(t), unit, kind="range")
     if unit in lx.SEASONS:
@@ -289,6 +292,16 @@ def _ago(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """3 days ago, a few weeks ago, 1 month and 21 days ago, two weeks from now, 3 weeks later."""
     sign = -1 if m["dir"] in ("ago", "back", "earlier", "before now") else 1
     return _counted(m, ctx, ctx.now, sign, m.group())
+
+
+@_rule(rf"(?:within|less\s+than)\s+{_DURATION}\s+(?:from|after)\s+(?P<a>today|now|tomorrow|tmrw)")
+def _within_from(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """within 2 weeks from today, less than 3 days after tomorrow: the days up to that point."""
+    first = ctx.today + (_DAY if m["a"].startswith("t") and m["a"] != "today" else timedelta(0))
+    end = _counted(m, ctx, _midnight(first), 1, m.group())
+    if end is None or end.start is None or end.vague:
+        return None
+    return _hit(m, _midnight(first), end.start, "day", kind="range")
 
 
 @_rule(rf"in\s+(?:(?:about|around|roughly|like|maybe|just)\s+)?{_DURATION}(?!\s+(?:time|of|from|since))")

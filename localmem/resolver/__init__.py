@@ -162,12 +162,16 @@ def find_times(
     for h in _combine(ctx, _scan(ctx)):
         if not h.standalone:
             continue
+        try:
+            start, end = _aware(h.start, z), _aware(h.end, z)
+        except OverflowError:  # year 1 or 9999 pushed out of range by the zone's offset
+            continue
         mentions.append(
             TimeMention(
                 phrase=text[h.lo : h.hi],
                 span=(h.lo, h.hi),
-                start=_aware(h.start, z),
-                end=_aware(h.end, z),
+                start=start,
+                end=end,
                 precision=h.precision,
                 kind=h.kind,
                 vague=h.vague,

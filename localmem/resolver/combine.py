@@ -15,7 +15,10 @@ def _scan(ctx: _Context) -> list[_Hit]:
     found: list[_Hit] = []
     for pattern, handler in _RULES:
         for m in pattern.finditer(ctx.text):
-            hit = handler(m, ctx)
+            try:
+                hit = handler(m, ctx)
+            except (ValueError, OverflowError):  # arithmetic past year 9999 or before year 1
+                continue
             if hit is not None:
                 found.append(hit)
     found.sort(key=lambda h: (-(h.hi - h.lo), h.lo))
@@ -104,9 +107,25 @@ def _combine(ctx: _Context, hits: list[_Hit]) -> list[_Hit]:
                 continue
         out.append(a)
         i += 1
+    kept = []
     for h in out:
-        _refine(ctx, h)
-    return out
+        before = (h.lo, h.hi, h.start, h.end, h.precision, h.kind, h.vague)
+        try:
+            _refine(ctx, h)
+        except (ValueError, OverflowError):  # an offset past the calendar: keep the phrase as found
+            h.lo, h.hi, h.start, h.end, h.precision, h.kind, h.vague = before
+        if kept and h.hi <= kept[-1].hi:
+            continue  # the previous phrase took this one in ("tomorrow afternoon")
+        # A refinement may reach back over the previous phrase ("3pm Wednesday" takes "3pm").
+        while kept and h.lo < kept[-1].hi:
+            if h.lo <= kept[-1].lo:
+                kept.pop()
+            else:
+                h.lo = kept[-1].hi
+                while h.lo < h.hi and ctx.text[h.lo] in " ,":
+                    h.lo += 1
+        kept.append(h)
+    return kept
 
 
 def _range(ctx: _Context, a: _Hit, b: _Hit) -> bool:

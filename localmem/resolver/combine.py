@@ -107,7 +107,7 @@ def _combine(ctx: _Context, hits: list[_Hit]) -> list[_Hit]:
                 continue
         out.append(a)
         i += 1
-    kept = []
+    kept: list[_Hit] = []
     for h in out:
         before = (h.lo, h.hi, h.start, h.end, h.precision, h.kind, h.vague)
         try:

@@ -23,12 +23,12 @@ Conventions (choices, written down so they can be argued with):
   the tense too (past: the latest one not after today; future: the next one
   not before today; no tense: the nearest). "last May" is the most recent May
   before this month.
-- **Counted amounts** ("3 weeks ago", "in two months") land on the day that
-  arithmetic gives, but keep the precision of the unit: the interval is that
-  day and the precision says it is only known to a week or a month, and the
-  rendering says "around". Vague counts ("a few days ago", "a couple of weeks
-  ago") widen both: the interval covers the plausible range and the precision
-  is one step coarser. Nothing finer than the phrase is invented.
+- **Counted amounts** ("3 weeks ago", "in two months", "2 weeks before
+  Christmas") are arithmetic: they land on the day it gives, with precision
+  day (hours and minutes for "3 hours ago"). Vague counts ("a few days ago",
+  "a couple of weeks ago") are not: the interval covers the plausible range,
+  the precision is one step coarser than the unit and ``vague`` is set.
+  Nothing finer than the phrase is invented.
 - **Ranges** ("from July to September", "between Monday and Wednesday",
   "June 3-5") include their last named day, month or year: the end is where
   the second part's period ends. "since X" has no end, "until X" no start and

@@ -6,7 +6,7 @@ import re
 from datetime import date, timedelta
 
 from . import lexicon as lx
-from .calendar import _DAY, _RANK, _add_months, _days, _midnight, _month, _week_start, _weekend, _years_later
+from .calendar import _DAY, _RANK, _add_months, _days, _midnight, _month, _week_start, _years_later
 from .context import _RULES, _Context, _Hit
 from .relative import _CLOCK, _DURATION, _clock_parts, _counted
 
@@ -234,9 +234,17 @@ def _adjacent(h: _Hit, unit: str, sign: int) -> None:
     if unit == "day":
         h.start, h.end = _days(d + timedelta(days=sign))
         h.precision = "day"
-    elif unit in ("week", "weekend"):
-        monday = _week_start(d) + timedelta(days=7 * sign)
-        h.start, h.end = _weekend(monday) if unit == "weekend" else _days(monday, 7)
+    elif unit == "week":
+        h.start, h.end = _days(_week_start(d) + timedelta(days=7 * sign), 7)
+        h.precision = unit
+    elif unit == "weekend":  # the first weekend wholly after (or before) the day
+        if sign > 0:
+            saturday = d + timedelta(days=(5 - d.weekday()) % 7 or 7)
+        else:
+            saturday = d - timedelta(days=(d.weekday() - 5) % 7 or 7)
+            if saturday + _DAY >= d:
+                saturday -= timedelta(days=7)
+        h.start, h.end = _days(saturday, 2)
         h.precision = unit
     elif unit == "month":
         first = _add_months(d.replace(day=1), sign)

@@ -54,7 +54,8 @@ _PAST = re.compile(r"\b(?:" + "|".join(_PAST_WORDS.split()) + r"|[a-z]{2,}ed)\b|
 _NOT_PAST = frozenset(
     "need needed feed speed seed breed indeed weed bleed proceed succeed exceed hundred sacred "
     "bed red shed wed embed naked wicked tired bored interested excited worried stressed scared "
-    "supposed expected scheduled booked planned arranged registered wanted needed".split()
+    "supposed expected scheduled booked planned arranged registered wanted needed closed located based "
+    "retired engaged married limited crowded packed reserved".split()
 )
 
 

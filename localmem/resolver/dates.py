@@ -415,25 +415,34 @@ def _nth_in(m: re.Match[str], ctx: _Context) -> _Hit | None:
         year = int(m["y2"])
         first, end = date(year, 1, 1), date(year + 1, 1, 1)
     what = m["wd"] or m["wd2"]
+    hit = _nth_of(m, first, end, what, n)
+    if hit is not None and hit.start is not None and m["m"] and not m["y"]:
+        # A year-less month follows the tense as a whole; the day inside it must too.
+        direction = ctx.tense(m.start())
+        shift = {"future": 1, "past": -1}.get(direction or "", 0)
+        if (shift > 0 and hit.start.date() < ctx.today) or (shift < 0 and hit.start.date() > ctx.today):
+            first, end = (
+                date(first.year + shift, first.month, 1),
+                _add_months(date(first.year + shift, first.month, 1), 1),
+            )
+            hit = _nth_of(m, first, end, what, n)
+    return hit
+
+
+def _nth_of(m: re.Match[str], first: date, end: date, what: str, n: int) -> _Hit | None:
+    """The n-th (or last, n=-1) week, weekend or weekday in [first, end)."""
     if what == "week":
         return _hit(m, *_days(_nth_week(first, end, n), 7), "week")
-    if what == "weekend":
-        sats = [
-            first + timedelta(days=i)
-            for i in range((end - first).days)
-            if (first + timedelta(days=i)).weekday() == 5
-        ]
-        if not sats or abs(n) > len(sats):
-            return None
-        return _hit(m, *_days(sats[n - 1 if n > 0 else -1], 2), "weekend")
-    wd = lx.WEEKDAYS[what]
+    wd = 5 if what == "weekend" else lx.WEEKDAYS[what]
     days = [
         first + timedelta(days=i)
         for i in range((end - first).days)
         if (first + timedelta(days=i)).weekday() == wd
     ]
-    if abs(n) > len(days):
+    if not days or abs(n) > len(days):
         return None
+    if what == "weekend":
+        return _hit(m, *_days(days[n - 1 if n > 0 else -1], 2), "weekend")
     return _hit(m, *_days(days[n - 1 if n > 0 else -1]), "day")
 
 

@@ -141,7 +141,9 @@ def _ordinal_words() -> dict[str, int]:
 NUMBER_WORDS = _number_words()
 ORDINAL_WORDS = _ordinal_words()
 
-MONTH = _alt(MONTHS) + r"\.?"
+#: A month's name; only an abbreviation takes a dot ("Oct. 2"), so "in March." ends at the name.
+MONTH = "(?:" + _alt(k for k in MONTHS if len(k) > 4 or k in ("may", "june", "july")) + "|" + _alt(
+    k for k in MONTHS if len(k) <= 4 and k not in ("may", "june", "july")) + r"\.?)"
 WEEKDAY_FULL = _alt(k for k in WEEKDAYS if k.endswith("day"))
 WEEKDAY = _alt(WEEKDAYS) + r"\.?"
 ORDINAL_WORD = _alt(ORDINAL_WORDS)

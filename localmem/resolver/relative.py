@@ -374,16 +374,16 @@ def _vague(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
 @_rule(
     r"(?P<mod>earlier|later)\s+(?:this|in\s+the)\s+(?P<unit>week|month|year)"
-    r"|(?:the\s+)?(?:rest|remaining|remainder)\s+(?:of\s+)?(?:the\s+|this\s+|my\s+)?(?P<rest>week|month|year)"
+    r"|(?:the\s+)?(?:(?:rest|remainder)\s+of\s+(?:the\s+|this\s+|my\s+)?|remaining\s+(?:of\s+)?(?:the\s+|this\s+|my\s+)"
+    r"|rest\s+this\s+)(?P<rest>week|month|year)"
     r"|(?P<mod2>earlier|later)\s+today"
 )
 def _earlier_later(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """earlier this month, later this week, later in the year, the rest of the week, later today."""
     t = ctx.today
     if m["mod2"]:
-        if m["mod2"] == "earlier":
-            return _hit(m, _midnight(t), ctx.now, "day")
-        return _hit(m, ctx.now, _midnight(t + _DAY), "day")
+        start, end = (_midnight(t), ctx.now) if m["mod2"] == "earlier" else (ctx.now, _midnight(t + _DAY))
+        return _hit(m, start, end, "day") if start < end else None
     if m["rest"]:
         whole = _calendar_unit(m, t, m["rest"], 0)
         whole.start, whole.precision, whole.kind = _midnight(t), "day", "range"

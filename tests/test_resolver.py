@@ -1,0 +1,874 @@
+"""Time phrases in chat text: what each family resolves to, written out by hand from the conventions.
+
+Unless a case says otherwise, the message is sent on Wednesday 2025-06-18 at 15:00 in Berlin.
+That week runs Mon 16 - Sun 22 June; last week 9-15, next week 23-29. Intervals are compared
+as local strings: "2025-06-17" is local midnight, "2025-06-17T17:00" a wall-clock time; the
+zone tests compare full ISO strings with offsets, because that is where the offsets matter.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import localmem
+from localmem.resolver import TimeMention, find_times, rewrite
+
+WED = "2025-06-18T15:00:00+02:00"  # Wednesday, mid-afternoon in Berlin
+BERLIN = "Europe/Berlin"
+
+
+def _sent(at: str) -> datetime:
+    return datetime.fromisoformat(at)
+
+
+def found(text: str, sent: str = WED, tz: str = BERLIN, date_order: str = "MDY") -> list[TimeMention]:
+    """Every mention in ``text``, each checked to be aware in ``tz``."""
+    mentions = find_times(text, sent_at=_sent(sent), tz=tz, date_order=date_order)
+    for m in mentions:
+        for at in (m.start, m.end):
+            assert at is None or getattr(at.tzinfo, "key", None) == tz, (m, tz)
+    return mentions
+
+
+def one(text: str, sent: str = WED, tz: str = BERLIN, date_order: str = "MDY") -> TimeMention:
+    """The single mention in ``text``; fails if there are none or several."""
+    mentions = found(text, sent, tz, date_order)
+    assert len(mentions) == 1, mentions
+    return mentions[0]
+
+
+def local(at: datetime | None) -> str | None:
+    """A local wall time as "YYYY-MM-DD" (midnight) or "YYYY-MM-DDTHH:MM"."""
+    if at is None:
+        return None
+    return at.strftime("%Y-%m-%d") if at.time() == time(0) else at.strftime("%Y-%m-%dT%H:%M")
+
+
+def interval(m: TimeMention) -> tuple[str | None, str | None]:
+    return local(m.start), local(m.end)
+
+
+def iso(m: TimeMention) -> tuple[str | None, str | None]:
+    return (m.start.isoformat() if m.start else None, m.end.isoformat() if m.end else None)
+
+
+def hours(m: TimeMention) -> float:
+    """Real elapsed hours of the interval (aware subtraction in one zone would ignore DST)."""
+    assert m.start is not None and m.end is not None
+    return (m.end.astimezone(UTC) - m.start.astimezone(UTC)).total_seconds() / 3600
+
+
+class Bug:
+    """A resolver bug the row documents: the row is expected to fail until it is fixed."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def rows(*cases: tuple[object, ...]) -> list[Any]:
+    """Table rows as params: the first item is the id (the phrase); a trailing ``Bug("...")`` marks xfail."""
+    out = []
+    for case in cases:
+        marks = []
+        values = list(case[1:])
+        if values and isinstance(values[-1], Bug):
+            marks.append(pytest.mark.xfail(strict=True, reason=values.pop().reason))
+        out.append(pytest.param(*values, id=str(case[0]), marks=marks))
+    return out
+
+
+def phrase_of(request: pytest.FixtureRequest) -> str:
+    """The phrase a row is about: its id without a "(past)"-style note."""
+    return request.node.callspec.id.split(" (")[0]
+
+
+# -- relative days and parts of day ---------------------------------------------------------
+
+RELATIVE_DAYS = rows(
+    ("today", "I feel great today", "2025-06-18", "2025-06-19", "day"),
+    ("tonight", "I'm cooking pasta tonight", "2025-06-18T17:00", "2025-06-19T05:00", "part_of_day"),
+    ("this morning", "I did yoga this morning", "2025-06-18T05:00", "2025-06-18T12:00", "part_of_day"),
+    ("this afternoon", "My knee hurt this afternoon", "2025-06-18T12:00", "2025-06-18T17:00", "part_of_day"),
+    ("this evening", "I'll stretch this evening", "2025-06-18T17:00", "2025-06-18T21:00", "part_of_day"),
+    ("last night", "I slept badly last night", "2025-06-17T17:00", "2025-06-18T05:00", "part_of_day"),
+    ("yesterday", "I started the new knee meds yesterday", "2025-06-17", "2025-06-18", "day"),
+    ("the day before yesterday", "I ran the day before yesterday", "2025-06-16", "2025-06-17", "day"),
+    ("tomorrow", "I'll rest tomorrow", "2025-06-19", "2025-06-20", "day"),
+    ("the day after tomorrow", "The race is the day after tomorrow", "2025-06-20", "2025-06-21", "day"),
+    ("yesterday evening", "I swam yesterday evening", "2025-06-17T17:00", "2025-06-17T21:00", "part_of_day"),
+    ("yesterday morning", "I swam yesterday morning", "2025-06-17T05:00", "2025-06-17T12:00", "part_of_day"),
+    ("tomorrow morning", "I'll run tomorrow morning", "2025-06-19T05:00", "2025-06-19T12:00", "part_of_day"),
+    ("tomorrow night", "The party is tomorrow night", "2025-06-19T21:00", "2025-06-20T05:00", "part_of_day"),
+    ("Friday morning (future)", "I have a long run Friday morning",
+     "2025-06-20T05:00", "2025-06-20T12:00", "part_of_day"),
+    ("Friday morning (past)", "I ran Friday morning", "2025-06-13T05:00", "2025-06-13T12:00", "part_of_day"),
+    ("Monday evening (past)", "I felt sore Monday evening",
+     "2025-06-16T17:00", "2025-06-16T21:00", "part_of_day"),
+)
+
+
+@pytest.mark.parametrize(("text", "start", "end", "precision"), RELATIVE_DAYS)
+def test_relative_days(request: pytest.FixtureRequest, text: str, start: str, end: str,
+                       precision: str) -> None:
+    """Day words and parts of day are the sender's local day and hours (morning 05-12, night 21-05...)."""
+    m = one(text)
+    assert phrase_of(request).lower() in m.phrase.lower()
+    assert (interval(m), m.precision, m.kind, m.vague) == ((start, end), precision, "point", False)
+
+
+# -- last / this / next -----------------------------------------------------------------------
+
+RELATIVE_UNITS = rows(
+    ("last Friday", "I ran last Friday", "2025-06-13", "2025-06-14", "day"),
+    ("this Friday", "The race is this Friday", "2025-06-20", "2025-06-21", "day"),
+    ("next Friday", "The race is next Friday", "2025-06-27", "2025-06-28", "day"),
+    ("last Monday", "I started last Monday", "2025-06-09", "2025-06-10", "day"),
+    ("this past Monday", "I started this past Monday", "2025-06-16", "2025-06-17", "day"),
+    ("this past Wednesday", "I saw the physio this past Wednesday", "2025-06-11", "2025-06-12", "day"),
+    ("this coming Friday", "The race is this coming Friday", "2025-06-20", "2025-06-21", "day"),
+    ("this coming Thursday", "The clinic opens this coming Thursday", "2025-06-19", "2025-06-20", "day"),
+    ("next Thursday", "The clinic opens next Thursday", "2025-06-26", "2025-06-27", "day"),
+    ("last Sunday", "I rested last Sunday", "2025-06-15", "2025-06-16", "day"),
+    ("next Sunday", "I'll rest next Sunday", "2025-06-29", "2025-06-30", "day"),
+    ("this week", "I'm tired this week", "2025-06-16", "2025-06-23", "week"),
+    ("last week", "I struggled last week", "2025-06-09", "2025-06-16", "week"),
+    ("next week", "Suggest a workout for next week", "2025-06-23", "2025-06-30", "week"),
+    ("this weekend", "I'll hike this weekend", "2025-06-21", "2025-06-23", "weekend"),
+    ("last weekend", "I hiked last weekend", "2025-06-14", "2025-06-16", "weekend"),
+    ("next weekend", "I'll hike next weekend", "2025-06-28", "2025-06-30", "weekend"),
+    ("this month", "I've run 80 km this month", "2025-06-01", "2025-07-01", "month"),
+    ("last month", "I ran 120 km last month", "2025-05-01", "2025-06-01", "month"),
+    ("next month", "I'll race next month", "2025-07-01", "2025-08-01", "month"),
+    ("this year", "My goal this year is a marathon", "2025-01-01", "2026-01-01", "year"),
+    ("last year", "I got injured last year", "2024-01-01", "2025-01-01", "year"),
+    ("next year", "I'll try an ultra next year", "2026-01-01", "2027-01-01", "year"),
+    ("this summer", "I'm training hard this summer", "2025-06-01", "2025-09-01", "season"),
+    ("last summer", "I ran a lot last summer", "2024-06-01", "2024-09-01", "season"),
+    ("next summer", "I'll run Comrades next summer", "2026-06-01", "2026-09-01", "season"),
+    ("last winter", "I was injured last winter", "2024-12-01", "2025-03-01", "season"),
+    ("next winter", "I'll ski next winter", "2025-12-01", "2026-03-01", "season"),
+    ("last spring", "I started running last spring", "2025-03-01", "2025-06-01", "season"),
+    ("last autumn", "I raced a lot last autumn", "2024-09-01", "2024-12-01", "season"),
+    ("last May", "I got new shoes last May", "2025-05-01", "2025-06-01", "month"),
+    ("last September", "I got new shoes last September", "2024-09-01", "2024-10-01", "month"),
+    ("last June", "I ran Comrades last June", "2024-06-01", "2024-07-01", "month"),
+    ("next March", "I'll race Rome next March", "2026-03-01", "2026-04-01", "month"),
+    ("next June", "I'll race Comrades next June", "2026-06-01", "2026-07-01", "month"),
+)
+
+
+@pytest.mark.parametrize(("text", "start", "end", "precision"), RELATIVE_UNITS)
+def test_last_this_next(request: pytest.FixtureRequest, text: str, start: str, end: str,
+                        precision: str) -> None:
+    """Calendar weeks run Monday-Sunday; "last Friday" is last week's, "this past" the nearest one."""
+    m = one(text)
+    assert phrase_of(request).lower() in m.phrase.lower()
+    assert (interval(m), m.precision, m.kind) == ((start, end), precision, "point")
+
+
+# -- counted amounts ----------------------------------------------------------------------------
+
+COUNTS = rows(
+    ("3 days ago", "I ran 3 days ago", "2025-06-15", "2025-06-16", "day"),
+    ("ten days ago", "I ran ten days ago", "2025-06-08", "2025-06-09", "day"),
+    ("a week ago", "I started a week ago", "2025-06-11", "2025-06-12", "week"),
+    ("2 weeks ago", "I started 2 weeks ago", "2025-06-04", "2025-06-05", "week"),
+    ("3 weeks ago", "I started 3 weeks ago", "2025-05-28", "2025-05-29", "week"),
+    ("a month ago", "I started a month ago", "2025-05-18", "2025-05-19", "month"),
+    ("3 months ago", "I started 3 months ago", "2025-03-18", "2025-03-19", "month"),
+    ("a year ago", "I started a year ago", "2024-06-18", "2024-06-19", "year"),
+    ("2 years ago", "I started 2 years ago", "2023-06-18", "2023-06-19", "year"),
+    ("an hour ago", "I ate an hour ago", "2025-06-18T14:00", "2025-06-18T15:00", "hour"),
+    ("30 minutes ago", "I ate 30 minutes ago", "2025-06-18T14:30", "2025-06-18T14:31", "minute"),
+    ("in 3 days", "The race is in 3 days", "2025-06-21", "2025-06-22", "day"),
+    ("in 2 weeks", "I'll see the physio in 2 weeks", "2025-07-02", "2025-07-03", "week"),
+    ("in two months", "I'll race again in two months", "2025-08-18", "2025-08-19", "month"),
+    ("in 20 minutes", "I'll call you in 20 minutes", "2025-06-18T15:20", "2025-06-18T15:21", "minute"),
+    ("3 weeks from now", "The marathon is 3 weeks from now", "2025-07-09", "2025-07-10", "week"),
+    ("10 days from now", "The marathon is 10 days from now", "2025-06-28", "2025-06-29", "day"),
+    ("1 month and 21 days ago", "I hurt my knee 1 month and 21 days ago", "2025-04-27", "2025-04-28", "day"),
+    ("2 weeks and 3 days ago", "I hurt my knee 2 weeks and 3 days ago", "2025-06-01", "2025-06-02", "day"),
+)
+
+
+@pytest.mark.parametrize(("text", "start", "end", "precision"), COUNTS)
+def test_counted_amounts_land_on_a_day(request: pytest.FixtureRequest, text: str, start: str, end: str,
+                                       precision: str) -> None:
+    """A count lands on the day (or hour, minute) that arithmetic gives; the interval is that one day."""
+    m = one(text)
+    assert phrase_of(request).lower() in m.phrase.lower()
+    assert (interval(m), m.kind, m.vague) == ((start, end), "point", False)
+
+
+def _precision_rows() -> list[Any]:
+    out = []
+    for p in COUNTS:
+        text, _, _, precision = p.values
+        arithmetic = precision if precision in ("hour", "minute") else "day"
+        out.append(pytest.param(text, arithmetic, id=p.id))
+    return out
+
+
+@pytest.mark.parametrize(("text", "precision"), _precision_rows())
+def test_counted_amounts_are_arithmetic_to_the_day(text: str, precision: str) -> None:
+    """An exact count is arithmetic: "3 weeks ago" is that day (precision day); only vague counts widen."""
+    assert one(text).precision == precision
+
+
+def test_a_month_ago_from_the_31st_lands_on_the_last_day_of_february() -> None:
+    """Month arithmetic clips to the month's last day rather than spilling into March."""
+    m = one("I started a month ago", sent="2025-03-31T12:00:00+02:00")
+    assert interval(m) == ("2025-02-28", "2025-03-01")
+
+
+VAGUE_COUNTS = rows(
+    # (text, a day it must cover, earliest plausible start, latest plausible end, precision one step coarser)
+    ("a few days ago", "I hurt my knee a few days ago", "2025-06-15", "2025-06-08", "2025-06-18", "week"),
+    ("a couple of days ago", "I hurt my knee a couple of days ago", "2025-06-16", "2025-06-11", "2025-06-18",
+     "week"),
+    ("a couple of weeks ago", "I hurt my knee a couple of weeks ago", "2025-06-04", "2025-05-14",
+     "2025-06-18",
+     "month"),
+    ("a few weeks ago", "I hurt my knee a few weeks ago", "2025-05-28", "2025-04-18", "2025-06-18", "month"),
+    ("several months ago", "I hurt my knee several months ago", "2025-02-18", "2024-06-18", "2025-06-18",
+     "season"),
+    ("in a few days", "I'll rest in a few days", "2025-06-21", "2025-06-18", "2025-06-29", "week"),
+    ("in a couple of weeks", "I'll race in a couple of weeks", "2025-07-02", "2025-06-18", "2025-07-23",
+     "month"),
+)
+
+
+@pytest.mark.parametrize(("text", "covers", "earliest", "latest", "precision"), VAGUE_COUNTS)
+def test_vague_counts_widen(text: str, covers: str, earliest: str, latest: str, precision: str) -> None:
+    """A vague count covers the plausible range, wider than a day, one precision step coarser, vague."""
+    m = one(text)
+    start, end = interval(m)
+    assert start is not None and end is not None
+    assert earliest <= start <= covers < end <= latest, (start, end)
+    assert m.start is not None and m.end is not None and m.end - m.start > timedelta(days=1)
+    assert (m.precision, m.vague, m.kind) == (precision, True, "point")
+
+
+# -- named months and dates ----------------------------------------------------------------------
+
+NAMED_DATES = rows(
+    ("Nov 15", "Training for the Berlin half on Nov 15", "2025-11-15", "2025-11-16", "day"),
+    ("15 November 2024", "I ran a PB on 15 November 2024", "2024-11-15", "2024-11-16", "day"),
+    ("Jan 4 2019", "I started running on Jan 4 2019", "2019-01-04", "2019-01-05", "day"),
+    ("March 2nd (past)", "I ran a half on March 2nd", "2025-03-02", "2025-03-03", "day"),
+    ("March 2nd (future)", "I will run a half on March 2nd", "2026-03-02", "2026-03-03", "day"),
+    ("the 6th of April", "We met on the 6th of April", "2025-04-06", "2025-04-07", "day"),
+    ("the 21st of July", "I'll go on the 21st of July", "2025-07-21", "2025-07-22", "day"),
+    ("Aug 3 (past)", "I raced on Aug 3", "2024-08-03", "2024-08-04", "day"),
+    ("Aug 3 (future)", "I'll race on Aug 3", "2025-08-03", "2025-08-04", "day"),
+    ("Jan 10 (past)", "I bought shoes on Jan 10", "2025-01-10", "2025-01-11", "day"),
+    ("Jan 10 (future)", "I'll buy shoes on Jan 10", "2026-01-10", "2026-01-11", "day"),
+    ("June 18 (past, today)", "I started on June 18", "2025-06-18", "2025-06-19", "day"),
+    ("June 18 (future, today)", "I'll start on June 18", "2025-06-18", "2025-06-19", "day"),
+    ("June 3 (future, gone this month)", "I'll race on June 3", "2026-06-03", "2026-06-04", "day"),
+    ("March (past)", "I started physio in March", "2025-03-01", "2025-04-01", "month"),
+    ("March (future)", "I'll start physio in March", "2026-03-01", "2026-04-01", "month"),
+    ("October (past)", "I got injured in October", "2024-10-01", "2024-11-01", "month"),
+    ("March 2024", "I moved in March 2024", "2024-03-01", "2024-04-01", "month"),
+    ("Sept 2023", "I moved in Sept 2023", "2023-09-01", "2023-10-01", "month"),
+)
+
+
+@pytest.mark.parametrize(("text", "start", "end", "precision"), NAMED_DATES)
+def test_named_months_and_dates(request: pytest.FixtureRequest, text: str, start: str, end: str,
+                                precision: str) -> None:
+    """A year-less date or month follows the tense: past the latest not after today, future the next."""
+    m = one(text)
+    assert phrase_of(request).lower() in m.phrase.lower()
+    assert (interval(m), m.precision, m.kind) == ((start, end), precision, "point")
+
+
+# -- ISO and numeric dates ------------------------------------------------------------------------
+
+NUMERIC_DATES = rows(
+    ("2025-06-14", "I ran on 2025-06-14", "MDY", "2025-06-14", "2025-06-15", "day"),
+    ("2025-06-14 (DMY)", "I ran on 2025-06-14", "DMY", "2025-06-14", "2025-06-15", "day"),
+    ("2024/03/05 (DMY)", "I ran on 2024/03/05", "DMY", "2024-03-05", "2024-03-06", "day"),
+    ("2025-06-14 09:30", "I ran on 2025-06-14 09:30", "MDY", "2025-06-14T09:30", "2025-06-14T09:31",
+     "minute"),
+    ("03/04/2024 (MDY)", "I ran on 03/04/2024", "MDY", "2024-03-04", "2024-03-05", "day"),
+    ("03/04/2024 (DMY)", "I ran on 03/04/2024", "DMY", "2024-04-03", "2024-04-04", "day"),
+    ("15/04/2024 (MDY)", "I ran on 15/04/2024", "MDY", "2024-04-15", "2024-04-16", "day"),
+    ("15/04/2024 (DMY)", "I ran on 15/04/2024", "DMY", "2024-04-15", "2024-04-16", "day"),
+    ("03/04 (MDY, past)", "I ran on 03/04", "MDY", "2025-03-04", "2025-03-05", "day"),
+    ("03/04 (DMY, past)", "I ran on 03/04", "DMY", "2025-04-03", "2025-04-04", "day"),
+    ("03/04 (MDY, future)", "I'll race on 03/04", "MDY", "2026-03-04", "2026-03-05", "day"),
+    ("25/12 (MDY, future)", "I'll fly home on 25/12", "MDY", "2025-12-25", "2025-12-26", "day"),
+    ("12/25 (MDY, future)", "I'll fly home on 12/25", "MDY", "2025-12-25", "2025-12-26", "day"),
+)
+
+
+@pytest.mark.parametrize(("text", "order", "start", "end", "precision"), NUMERIC_DATES)
+def test_numeric_dates(request: pytest.FixtureRequest, text: str, order: str, start: str, end: str,
+                       precision: str) -> None:
+    """03/04 is month first unless DMY; a first number above 12 is a day; a 4-digit year first is Y-M-D."""
+    m = one(text, date_order=order)
+    assert phrase_of(request).lower() in m.phrase.lower()
+    assert (interval(m), m.precision) == ((start, end), precision)
+
+
+# -- since, until and ranges ------------------------------------------------------------------------
+
+SPANS = rows(
+    ("since March", "I've been running since March", "2025-03-01", None, "month", "since"),
+    ("since 2024-01-15", "I've been vegetarian since 2024-01-15", "2024-01-15", None, "day", "since"),
+    ("since last Tuesday", "My knee has hurt since last Tuesday", "2025-06-10", None, "day", "since"),
+    ("since 2022", "I've lived here since 2022", "2022-01-01", None, "year", "since"),
+    ("after June 20", "I'll rest after June 20", "2025-06-21", None, "day", "since"),
+    ("until Friday", "I'm off work until Friday", None, "2025-06-20", "day", "until"),
+    ("until Friday (is closed)", "The gym is closed until Friday", None, "2025-06-20", "day", "until",
+     ),
+    ("until June 30", "The promo runs until June 30", None, "2025-06-30", "day", "until"),
+    ("through June 30", "The promo runs through June 30", None, "2025-07-01", "day", "until"),
+    ("until 2025-07-01", "I'm on antibiotics until 2025-07-01", None, "2025-07-01", "day", "until"),
+    ("until 2026", "I'm on the team until 2026", None, "2026-01-01", "year", "until"),
+    ("from July to September", "I'll train from July to September", "2025-07-01", "2025-10-01", "month",
+     "range"),
+    ("from November to February", "I trained from November to February",
+     "2024-11-01", "2025-03-01", "month", "range"),
+    ("from May 2023 to March 2024", "I lived in Lisbon from May 2023 to March 2024",
+     "2023-05-01", "2024-04-01", "month", "range"),
+    ("between Monday and Wednesday", "I'll be away between Monday and Wednesday",
+     "2025-06-23", "2025-06-26", "day", "range"),
+    ("from June 3 to June 5", "I was sick from June 3 to June 5", "2025-06-03", "2025-06-06", "day", "range"),
+    ("between March 3 and March 7", "I was sick between March 3 and March 7",
+     "2025-03-03", "2025-03-08", "day", "range"),
+    ("June 3-5", "I was in Rome June 3-5", "2025-06-03", "2025-06-06", "day", "range"),
+    ("from 4 to 22 January 2024", "I was away from 4 to 22 January 2024", "2024-01-04", "2024-01-23", "day",
+     "range"),
+    ("from 2025-06-01 to 2025-06-10", "I was away from 2025-06-01 to 2025-06-10",
+     "2025-06-01", "2025-06-11", "day", "range"),
+    ("from 2019 to 2021", "I lived in Lisbon from 2019 to 2021", "2019-01-01", "2022-01-01", "year", "range"),
+    ("between 2010 and 2012", "I played rugby between 2010 and 2012", "2010-01-01", "2013-01-01", "year",
+     "range"),
+    ("2014-2018", "I rowed 2014-2018", "2014-01-01", "2019-01-01", "year", "range"),
+)
+
+
+@pytest.mark.parametrize(("text", "start", "end", "precision", "kind"), SPANS)
+def test_since_until_and_ranges(request: pytest.FixtureRequest, text: str, start: str | None, end: str | None,
+                                precision: str, kind: str) -> None:
+    """since: no end; until X: no start, ends where X starts (through: where X ends); ranges keep the last."""
+    m = one(text)
+    assert phrase_of(request).lower() in m.phrase.lower()
+    assert (interval(m), m.precision, m.kind) == ((start, end), precision, kind)
+    assert m.open_start == (start is None) and m.open_end == (end is None)
+
+
+ROLLING = rows(
+    ("the past week", "I've been tired the past week", "2025-06-11", "2025-06-18"),
+    ("the past 3 days", "I've been tired the past 3 days", "2025-06-15", "2025-06-18"),
+)
+
+
+@pytest.mark.parametrize(("text", "start", "end"), ROLLING)
+def test_the_past_week_is_rolling(text: str, start: str, end: str) -> None:
+    """"the past week" is the seven days before today, not the calendar week."""
+    m = one(text)
+    assert (interval(m), m.kind) == ((start, end), "range")
+
+
+# -- relative to another time ------------------------------------------------------------------------
+
+
+AROUND = rows(
+    ("the week before 2025-12-25", "I'll taper the week before 2025-12-25", "2025-12-15", "2025-12-22",
+     "week"),
+    ("the week after 2025-06-10", "I was sore the week after 2025-06-10", "2025-06-16", "2025-06-23", "week"),
+    ("the day after 2025-06-14", "I was sore the day after 2025-06-14", "2025-06-15", "2025-06-16", "day"),
+    ("the day before Nov 15", "I'll taper the day before Nov 15", "2025-11-14", "2025-11-15", "day"),
+    ("the weekend after 2025-06-10", "I hiked the weekend after 2025-06-10", "2025-06-14", "2025-06-16",
+     "weekend"),
+    ("the weekend after Friday", "I hiked the weekend after Friday", "2025-06-14", "2025-06-16",
+     "weekend"),
+    ("2 weeks before 2025-07-01", "I'll taper 2 weeks before 2025-07-01", "2025-06-17", "2025-06-18", "day"),
+    ("3 days after 2025-06-14", "I was sore 3 days after 2025-06-14", "2025-06-17", "2025-06-18", "day"),
+    ("the week after next", "I'll race the week after next", "2025-06-30", "2025-07-07", "week"),
+    ("the month before last", "I raced the month before last", "2025-04-01", "2025-05-01", "month"),
+)
+
+
+@pytest.mark.parametrize(("text", "start", "end", "precision"), AROUND)
+def test_relative_to_another_time(request: pytest.FixtureRequest, text: str, start: str, end: str,
+                                  precision: str) -> None:
+    """The week before X is the calendar week before X's; counted amounts move from X's start."""
+    m = one(text)
+    assert phrase_of(request).lower() in m.phrase.lower()
+    assert (interval(m), m.precision) == ((start, end), precision)
+
+
+# -- named periods: nth weekday, weeks of a month, years, decades, quarters, seasons -------------------
+
+PERIODS = rows(
+    ("first Monday of June (past)", "I raced on the first Monday of June", "2025-06-02", "2025-06-03", "day"),
+    ("first Monday of June (future)", "I'll race on the first Monday of June", "2026-06-01", "2026-06-02",
+     "day"),
+    ("first Monday of June 2026", "The club meets on the first Monday of June 2026",
+     "2026-06-01", "2026-06-02", "day"),
+    ("the last week of July 2022", "I was sick the last week of July 2022", "2022-07-25", "2022-08-01",
+     "week"),
+    ("in 2022", "I moved in 2022", "2022-01-01", "2023-01-01", "year"),
+    ("the 90s", "I grew up in the 90s", "1990-01-01", "2000-01-01", "decade"),
+    ("the 1980s", "My dad ran marathons in the 1980s", "1980-01-01", "1990-01-01", "decade"),
+    ("the nineties", "I grew up in the nineties", "1990-01-01", "2000-01-01", "decade"),
+    ("Q3 2024", "Revenue grew in Q3 2024", "2024-07-01", "2024-10-01", "month"),
+    ("H1 2025", "I ran 600 km in H1 2025", "2025-01-01", "2025-07-01", "month"),
+    ("the first quarter of 2024", "I ran 300 km in the first quarter of 2024", "2024-01-01", "2024-04-01",
+     "month"),
+    ("winter 2024", "I ski in winter 2024", "2024-12-01", "2025-03-01", "season"),
+    ("summer 2023", "I ran Comrades in summer 2023", "2023-06-01", "2023-09-01", "season"),
+    ("Christmas Day 2024", "I ran on Christmas Day 2024", "2024-12-25", "2024-12-26", "day"),
+    ("over the weekend (past)", "I hiked over the weekend", "2025-06-14", "2025-06-16", "weekend"),
+    ("over the weekend (future)", "I'll hike over the weekend", "2025-06-21", "2025-06-23", "weekend"),
+)
+
+
+@pytest.mark.parametrize(("text", "start", "end", "precision"), PERIODS)
+def test_named_periods(request: pytest.FixtureRequest, text: str, start: str, end: str,
+                       precision: str) -> None:
+    """Quarters are month-precision calendar quarters; decades are ten years; seasons are meteorological."""
+    m = one(text)
+    assert phrase_of(request).lower() in m.phrase.lower()
+    assert (interval(m), m.precision) == ((start, end), precision)
+
+
+WEEKEND_FROM = rows(
+    ("Sunday evening, past", "2025-06-15T19:00:00+02:00", "I hiked over the weekend",
+     "2025-06-14", "2025-06-16"),
+    ("Monday morning, past", "2025-06-16T08:00:00+02:00", "I hiked over the weekend",
+     "2025-06-14", "2025-06-16"),
+    ("Friday, future", "2025-06-13T18:00:00+02:00", "I'll hike over the weekend", "2025-06-14", "2025-06-16"),
+)
+
+
+@pytest.mark.parametrize(("sent", "text", "start", "end"), WEEKEND_FROM)
+def test_over_the_weekend_around_the_weekend(sent: str, text: str, start: str, end: str) -> None:
+    """Past tense is the weekend just gone (or under way); future the coming one."""
+    m = one(text, sent=sent)
+    assert (interval(m), m.precision) == ((start, end), "weekend")
+
+
+PARTS_OF_MONTH = rows(
+    # (text, start no earlier than, start no later than, end no earlier than, end no later than)
+    ("early March 2025", "I was injured in early March 2025", "2025-03-01", "2025-03-01",
+     "2025-03-08", "2025-03-12"),
+    ("mid-June 2024", "I moved mid-June 2024", "2024-06-08", "2024-06-15", "2024-06-16", "2024-06-23"),
+    ("late May", "I raced in late May", "2025-05-18", "2025-05-24", "2025-06-01", "2025-06-01"),
+    ("the end of January", "I'll finish at the end of January", "2026-01-18", "2026-01-25",
+     "2026-02-01", "2026-02-01"),
+    ("the beginning of April", "I started at the beginning of April", "2025-04-01", "2025-04-01",
+     "2025-04-08", "2025-04-12"),
+)
+
+
+@pytest.mark.parametrize(("text", "s_lo", "s_hi", "e_lo", "e_hi"), PARTS_OF_MONTH)
+def test_early_mid_late_month(text: str, s_lo: str, s_hi: str, e_lo: str, e_hi: str) -> None:
+    """early/mid/late cut a month in about thirds: early starts on the 1st, late ends at the month's end."""
+    m = one(text)
+    start, end = interval(m)
+    assert start is not None and end is not None
+    assert s_lo <= start <= s_hi and e_lo <= end <= e_hi, (start, end)
+    assert m.precision in ("day", "week", "month")
+
+
+# -- vague phrases ------------------------------------------------------------------------------------
+
+COARSE = ("week", "month", "season", "year", "decade", "unknown")
+
+
+def test_the_other_day_is_a_vague_recent_past() -> None:
+    """"the other day": some day in the last week or two, not today; coarse and vague."""
+    m = one("I saw Ana the other day")
+    start, end = interval(m)
+    assert start is not None and end is not None
+    assert "2025-05-18" <= start <= "2025-06-15" and "2025-06-16" <= end <= "2025-06-18", (start, end)
+    assert m.vague is True and m.precision in COARSE
+
+
+def test_recently_is_a_vague_span_up_to_now() -> None:
+    """"recently": a wide span reaching today; coarse and vague."""
+    m = one("I've been sleeping badly recently")
+    start, end = interval(m)
+    assert start is not None and end is not None
+    assert "2024-12-18" <= start <= "2025-06-11" and end >= "2025-06-18", (start, end)
+    assert m.vague is True and m.precision in COARSE
+
+
+# -- tense decides direction ----------------------------------------------------------------------------
+
+TENSE = rows(
+    ("I ran on Friday", "2025-06-13"),
+    ("I'll run on Friday", "2025-06-20"),
+    ("I'm running on Friday", "2025-06-20"),
+    ("I have physio on Friday", "2025-06-20"),
+    ("My physio is on Friday", "2025-06-20"),
+    ("I went to yoga on Monday", "2025-06-16"),
+    ("I will go to yoga on Monday", "2025-06-23"),
+    ("We're meeting on Tuesday", "2025-06-24"),
+    ("I met her on Tuesday", "2025-06-17"),
+    ("I'm going to run on Saturday", "2025-06-21"),
+    ("I swam on Saturday", "2025-06-14"),
+)
+
+
+@pytest.mark.parametrize("day", TENSE)
+def test_tense_decides_which_weekday(request: pytest.FixtureRequest, day: str) -> None:
+    """A bare weekday is the last one before today in the past tense, else the next one after today."""
+    m = one(request.node.callspec.id)
+    next_day = (datetime.fromisoformat(day) + timedelta(days=1)).strftime("%Y-%m-%d")
+    assert (interval(m), m.precision) == ((day, next_day), "day")
+
+
+# -- what is NOT a time: one test each ----------------------------------------------------------------
+
+
+def nothing(text: str, tz: str = BERLIN) -> None:
+    assert found(text, tz=tz) == []
+
+
+def test_finished_in_58_minutes_is_a_duration() -> None:
+    nothing("I finished in 58 minutes.")
+
+
+def test_a_3_hour_hike_is_a_duration() -> None:
+    nothing("We did a 3 hour hike.")
+
+
+def test_in_3_weeks_in_the_past_tense_is_a_duration() -> None:
+    nothing("I lost 5 kg in 3 weeks.")
+
+
+def test_may_the_modal_verb() -> None:
+    nothing("I may skip the gym.")
+
+
+def test_may_i_ask() -> None:
+    nothing("May I ask what pace that was?")
+
+
+def test_march_the_verb() -> None:
+    nothing("We'll march in the parade.")
+
+
+def test_an_ordinal_is_not_a_date() -> None:
+    nothing("This was my second marathon.")
+
+
+def test_for_the_first_time() -> None:
+    nothing("I ran without pain for the first time.")
+
+
+def test_now_and_then() -> None:
+    nothing("I still get twinges now and then.")
+
+
+def test_sets_and_reps() -> None:
+    nothing("I did 3 sets of 12.")
+
+
+def test_a_score() -> None:
+    nothing("We won, scored 3-2.")
+
+
+def test_a_rating() -> None:
+    nothing("I'd rate it 9/10.")
+
+
+def test_a_fraction() -> None:
+    nothing("I ran a 1/2 marathon.")
+
+
+def test_a_pace() -> None:
+    nothing("I held an 8:12 mile.")
+
+
+def test_every_monday_is_a_habit() -> None:
+    nothing("I swim every Monday.")
+
+
+def test_on_mondays_is_a_habit() -> None:
+    nothing("I swim on Mondays.")
+
+
+# -- zones: both sides of UTC, DST edges -----------------------------------------------------------------
+
+ZONES = rows(
+    ("B2 yesterday, Singapore", "I started the new knee meds yesterday.", "2025-08-10T05:00:00+08:00",
+     "Asia/Singapore", "2025-08-09T00:00:00+08:00", "2025-08-10T00:00:00+08:00", "day"),
+    ("B2 this morning, Singapore", "I did yoga this morning", "2025-08-10T05:00:00+08:00",
+     "Asia/Singapore", "2025-08-10T05:00:00+08:00", "2025-08-10T12:00:00+08:00", "part_of_day"),
+    ("today, Los Angeles late evening", "I feel great today", "2025-06-18T23:30:00-07:00",
+     "America/Los_Angeles", "2025-06-18T00:00:00-07:00", "2025-06-19T00:00:00-07:00", "day"),
+    ("tomorrow, Los Angeles late evening", "I'll rest tomorrow", "2025-06-18T23:30:00-07:00",
+     "America/Los_Angeles", "2025-06-19T00:00:00-07:00", "2025-06-20T00:00:00-07:00", "day"),
+    ("yesterday, Los Angeles late evening", "I ran yesterday", "2025-06-18T23:30:00-07:00",
+     "America/Los_Angeles", "2025-06-17T00:00:00-07:00", "2025-06-18T00:00:00-07:00", "day"),
+    ("tonight, Los Angeles late evening", "I'm cooking tonight", "2025-06-18T23:30:00-07:00",
+     "America/Los_Angeles", "2025-06-18T17:00:00-07:00", "2025-06-19T05:00:00-07:00", "part_of_day"),
+    ("Saturday, Los Angeles on Friday night", "I'll run on Saturday", "2025-06-20T23:30:00-07:00",
+     "America/Los_Angeles", "2025-06-21T00:00:00-07:00", "2025-06-22T00:00:00-07:00", "day"),
+    ("today, Auckland morning", "I feel great today", "2025-06-18T20:00:00Z",
+     "Pacific/Auckland", "2025-06-19T00:00:00+12:00", "2025-06-20T00:00:00+12:00", "day"),
+    ("yesterday, Auckland morning", "I ran yesterday", "2025-06-18T20:00:00Z",
+     "Pacific/Auckland", "2025-06-18T00:00:00+12:00", "2025-06-19T00:00:00+12:00", "day"),
+    ("this morning, Auckland", "I did yoga this morning", "2025-06-18T20:00:00Z",
+     "Pacific/Auckland", "2025-06-19T05:00:00+12:00", "2025-06-19T12:00:00+12:00", "part_of_day"),
+    ("yesterday, Kolkata half-hour offset", "I ran yesterday", "2025-06-17T20:45:00Z",
+     "Asia/Kolkata", "2025-06-17T00:00:00+05:30", "2025-06-18T00:00:00+05:30", "day"),
+    ("last summer, Auckland", "I ran a lot last summer", "2025-06-18T12:00:00+12:00",
+     "Pacific/Auckland", "2024-12-01T00:00:00+13:00", "2025-03-01T00:00:00+13:00", "season"),
+    ("last summer, Sydney", "I ran a lot last summer", "2025-06-18T12:00:00+10:00",
+     "Australia/Sydney", "2024-12-01T00:00:00+11:00", "2025-03-01T00:00:00+11:00", "season"),
+    ("this winter, Sydney in June", "I'm training hard this winter", "2025-06-18T12:00:00+10:00",
+     "Australia/Sydney", "2025-06-01T00:00:00+10:00", "2025-09-01T00:00:00+10:00", "season"),
+    ("next summer, Sydney", "I'll swim a lot next summer", "2025-06-18T12:00:00+10:00",
+     "Australia/Sydney", "2025-12-01T00:00:00+11:00", "2026-03-01T00:00:00+11:00", "season"),
+    ("this summer, Sydney in January", "I'm swimming a lot this summer", "2025-01-15T12:00:00+11:00",
+     "Australia/Sydney", "2024-12-01T00:00:00+11:00", "2025-03-01T00:00:00+11:00", "season"),
+    ("this winter, Berlin in January", "I'm skiing a lot this winter", "2025-01-15T12:00:00+01:00",
+     BERLIN, "2024-12-01T00:00:00+01:00", "2025-03-01T00:00:00+01:00", "season"),
+)
+
+
+@pytest.mark.parametrize(("text", "sent", "tz", "start", "end", "precision"), ZONES)
+def test_zones(text: str, sent: str, tz: str, start: str, end: str, precision: str) -> None:
+    """Days, parts of day and seasons are the sender's local ones, whatever the UTC date."""
+    m = one(text, sent=sent, tz=tz)
+    assert (iso(m), m.precision) == ((start, end), precision)
+
+
+DST_DAYS = rows(
+    ("Berlin spring forward, today", "I feel great today", "2025-03-30T12:00:00+02:00", BERLIN,
+     "2025-03-30T00:00:00+01:00", "2025-03-31T00:00:00+02:00", 23),
+    ("Berlin spring forward, yesterday", "I ran yesterday", "2025-03-31T09:00:00+02:00", BERLIN,
+     "2025-03-30T00:00:00+01:00", "2025-03-31T00:00:00+02:00", 23),
+    ("Berlin fall back, today", "I feel great today", "2025-10-26T12:00:00+01:00", BERLIN,
+     "2025-10-26T00:00:00+02:00", "2025-10-27T00:00:00+01:00", 25),
+    ("Berlin fall back, tomorrow", "I'll rest tomorrow", "2025-10-25T20:00:00+02:00", BERLIN,
+     "2025-10-26T00:00:00+02:00", "2025-10-27T00:00:00+01:00", 25),
+    ("Berlin fall back, last night", "I slept badly last night", "2025-10-26T09:00:00+01:00", BERLIN,
+     "2025-10-25T17:00:00+02:00", "2025-10-26T05:00:00+01:00", 13),
+    ("Santiago gap day, today", "I feel great today", "2025-09-07T12:00:00-03:00", "America/Santiago",
+     "2025-09-07T01:00:00-03:00", "2025-09-08T00:00:00-03:00", 23),
+    ("Santiago gap day, tomorrow", "I'll rest tomorrow", "2025-09-06T20:00:00-04:00", "America/Santiago",
+     "2025-09-07T01:00:00-03:00", "2025-09-08T00:00:00-03:00", 23),
+    ("Santiago gap day, yesterday", "I ran yesterday", "2025-09-08T09:00:00-03:00", "America/Santiago",
+     "2025-09-07T01:00:00-03:00", "2025-09-08T00:00:00-03:00", 23),
+    ("Santiago day before the gap", "I feel great today", "2025-09-06T12:00:00-04:00", "America/Santiago",
+     "2025-09-06T00:00:00-04:00", "2025-09-07T01:00:00-03:00", 24),
+)
+
+
+@pytest.mark.parametrize(("text", "sent", "tz", "start", "end", "length"), DST_DAYS)
+def test_days_across_dst(text: str, sent: str, tz: str, start: str, end: str, length: int) -> None:
+    """A day on a DST night is 23 or 25 hours between local midnights; a missing midnight starts at 01:00."""
+    m = one(text, sent=sent, tz=tz)
+    assert iso(m) == (start, end)
+    assert hours(m) == length
+
+
+# -- clock times on a day, and mentions that must not overlap ------------------------------------------
+
+CLOCKS = rows(
+    ("tomorrow at 7pm", "I'll run tomorrow at 7pm", "2025-06-19T19:00", "2025-06-19T20:00", "hour"),
+    ("at 7pm tomorrow", "I'll run at 7pm tomorrow", "2025-06-19T19:00", "2025-06-19T20:00", "hour"),
+    ("on Friday at 7pm", "I'll run on Friday at 7pm", "2025-06-20T19:00", "2025-06-20T20:00", "hour"),
+    ("at 7pm on Friday", "I'll run at 7pm on Friday", "2025-06-20T19:00", "2025-06-20T20:00", "hour"),
+    ("yesterday at 18:30", "I ran yesterday at 18:30", "2025-06-17T18:30", "2025-06-17T18:31", "minute"),
+    ("at 7pm on 2025-12-25", "I'll eat at 7pm on 2025-12-25", "2025-12-25T19:00", "2025-12-25T20:00", "hour"),
+    ("at 7pm on Christmas Day 2025", "I'll eat at 7pm on Christmas Day 2025",
+     "2025-12-25T19:00", "2025-12-25T20:00", "hour"),
+    ("at 7pm (today)", "See you at 7pm", "2025-06-18T19:00", "2025-06-18T20:00", "hour"),
+)
+
+
+@pytest.mark.parametrize(("text", "start", "end", "precision"), CLOCKS)
+def test_clock_times_on_a_day(request: pytest.FixtureRequest, text: str, start: str, end: str,
+                              precision: str) -> None:
+    """A clock time before or after a day is one mention: that hour (or minute) of that day."""
+    m = one(text)
+    assert phrase_of(request).lower() in m.phrase.lower()
+    assert (interval(m), m.precision) == ((start, end), precision)
+
+
+OVERLAPS = rows(
+    ("rest the week before", "I'll rest the week before 2025-12-25"),
+    ("weekend after Friday", "weekend after Friday"),
+    ("03/04 week from Friday", "03/04 week from Friday"),
+    ("at 7pm on Friday", "I'll run at 7pm on Friday"),
+    ("on Friday at 7pm", "I'll run on Friday at 7pm"),
+    ("7pm Christmas", "7pm Christmas"),
+)
+
+
+@pytest.mark.parametrize("text", OVERLAPS)
+def test_mentions_never_overlap(text: str) -> None:
+    """Mentions come back in text order and disjoint, so rewrite can replace each one."""
+    spans = [m.span for m in found(text)]
+    assert spans, text
+    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:], strict=False)), spans
+
+
+def test_rest_the_week_before_is_not_the_rest_of_the_week() -> None:
+    """"rest" the verb: the only time here is the week before Christmas Day 2025."""
+    m = one("I'll rest the week before 2025-12-25")
+    assert m.phrase == "the week before 2025-12-25"
+    assert (interval(m), m.precision) == (("2025-12-15", "2025-12-22"), "week")
+
+
+def test_earlier_today_at_midnight_is_not_empty() -> None:
+    """Whatever "earlier today" means at 00:00, it is not an interval that ends where it starts."""
+    for m in found("I ate earlier today", sent="2025-06-18T00:00:00+02:00"):
+        assert m.start is not None and m.end is not None and m.start < m.end, m
+
+
+# -- scenario B1 ----------------------------------------------------------------------------------------
+
+B1_TEXT = "I ran my first 10K last weekend, finished in 58 minutes."
+B1_SENT = "2025-06-16T12:00:00+00:00"
+
+
+def test_b1_last_weekend_is_the_only_time() -> None:
+    """B1: one mention, the weekend just gone; "first" and "in 58 minutes" are not times."""
+    m = one(B1_TEXT, sent=B1_SENT, tz="UTC")
+    assert m.phrase == "last weekend"
+    assert B1_TEXT[m.span[0]:m.span[1]] == "last weekend"
+    assert iso(m) == ("2025-06-14T00:00:00+00:00", "2025-06-16T00:00:00+00:00")
+    assert (m.precision, m.kind, m.vague) == ("weekend", "point", False)
+
+
+def test_b1_rewrite_names_the_weekend() -> None:
+    """B1: the rewritten memory names the weekend's dates instead of "last weekend"."""
+    text = rewrite(B1_TEXT, find_times(B1_TEXT, sent_at=_sent(B1_SENT), tz="UTC"))
+    assert "weekend of 2025-06-14 to 2025-06-15" in text
+    assert "last weekend" not in text
+    assert text.endswith("finished in 58 minutes.")
+
+
+# -- render and rewrite -----------------------------------------------------------------------------------
+
+REWRITES = rows(
+    ("a day", "I ran yesterday.", "I ran on 2025-06-17."),
+    ("a day, sentence start", "Yesterday I ran.", "On 2025-06-17 I ran."),
+    ("a part of day", "I did yoga this morning.", "I did yoga on the morning of 2025-06-18."),
+    ("a night", "I slept badly last night.", "I slept badly on the night of 2025-06-17."),
+    ("a weekend", "I hiked last weekend.", "I hiked on the weekend of 2025-06-14 to 2025-06-15."),
+    ("a week", "I struggled last week.", "I struggled in the week of 2025-06-09 to 2025-06-15."),
+    ("a month", "I started physio in March", "I started physio in 2025-03"),
+    ("a year", "I moved in 2022.", "I moved in 2022."),
+    ("a since", "I've been vegetarian since January", "I've been vegetarian since 2025-01"),
+    ("an until", "I'm off work until Friday.", "I'm off work until 2025-06-20."),
+    ("a range", "I'll train from July to September", "I'll train from 2025-07 to 2025-09"),
+    ("a range of days", "I was in Rome June 3-5.", "I was in Rome from 2025-06-03 to 2025-06-05."),
+    ("counted weeks", "I started 3 weeks ago.", "I started on 2025-05-28."),
+    ("counted months", "I started 3 months ago.", "I started on 2025-03-18."),
+    ("vague weeks", "I started a couple of weeks ago.", "I started between 2025-05-28 and 2025-06-11."),
+    ("two mentions", "I ran yesterday and I'll rest tomorrow.",
+     "I ran on 2025-06-17 and I'll rest on 2025-06-19."),
+)
+
+
+@pytest.mark.parametrize(("text", "expected"), REWRITES)
+def test_rewrite(text: str, expected: str) -> None:
+    """Each phrase becomes its absolute rendering; the rest of the text is untouched."""
+    mentions = found(text)
+    assert rewrite(text, mentions) == expected
+    assert rewrite(text, list(reversed(mentions))) == expected
+    for m in mentions:
+        assert m.render().lower() in expected.lower()
+
+
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I started physio in March.", "I started physio in 2025-03."),
+        ("I've been vegetarian since January.", "I've been vegetarian since 2025-01."),
+        ("I'll train from July to September.", "I'll train from 2025-07 to 2025-09."),
+    ],
+    ids=["in March.", "since January.", "from July to September."],
+)
+def test_a_full_stop_after_a_month_stays_in_the_text(text: str, expected: str) -> None:
+    """"March." at the end of a sentence is the month and a full stop, not an abbreviation."""
+    mentions = found(text)
+    assert [m.phrase[-1] for m in mentions] != ["."]
+    assert rewrite(text, mentions) == expected
+
+
+def test_rewrite_without_mentions_is_the_text() -> None:
+    assert rewrite("I swim on Mondays.", []) == "I swim on Mondays."
+
+
+# -- bad input ------------------------------------------------------------------------------------------
+
+
+def test_naive_sent_at_is_refused() -> None:
+    with pytest.raises(localmem.NaiveDatetimeError):
+        find_times("I ran yesterday", sent_at=datetime(2025, 6, 18, 12), tz=BERLIN)  # noqa: DTZ001
+
+
+@pytest.mark.parametrize("tz", ["Mars/Olympus", "", "Europe/Nowhere"])
+def test_unknown_zone_is_refused(tz: str) -> None:
+    with pytest.raises(localmem.UnknownZoneError):
+        find_times("I ran yesterday", sent_at=_sent(WED), tz=tz)
+
+
+def test_unknown_date_order_is_refused() -> None:
+    with pytest.raises(localmem.InvalidInputError):
+        find_times("I ran on 03/04", sent_at=_sent(WED), tz=BERLIN, date_order="YDM")
+
+
+@pytest.mark.parametrize("text", [None, b"I ran yesterday", 42], ids=["None", "bytes", "int"])
+def test_non_string_text_is_refused(text: object) -> None:
+    with pytest.raises(localmem.InvalidInputError):
+        find_times(text, sent_at=_sent(WED), tz=BERLIN)  # type: ignore[arg-type]
+
+
+# -- property: any text, any zone, any instant -----------------------------------------------------------
+
+VOCAB = (
+    "I ran will 'll I'm last next this past coming Friday Monday weekend week month year in on at 3 two "
+    "a few couple of days weeks months ago from now since until through to between and the day after before "
+    "tomorrow yesterday today tonight morning night March May June 2024 1999 03/04 15/04/2024 2025-06-14 "
+    "3-5 summer winter early mid late Q3 90s first every Mondays recently other 58 minutes earlier later "
+    "over , . 7pm 19:30 noon Christmas"
+).split()
+PROPERTY_ZONES = ("UTC", BERLIN, "America/Santiago", "Australia/Sydney", "Asia/Kolkata",
+                  "America/Los_Angeles", "Pacific/Auckland", "Pacific/Kiritimati", "America/St_Johns")
+
+
+@given(
+    words=st.lists(st.sampled_from(VOCAB), max_size=14),
+    tz=st.sampled_from(PROPERTY_ZONES),
+    sent=st.datetimes(min_value=datetime(1990, 1, 1), max_value=datetime(2060, 12, 31),  # noqa: DTZ001
+                      timezones=st.sampled_from([ZoneInfo(z) for z in PROPERTY_ZONES])),
+)
+def test_find_times_is_well_formed(words: list[str], tz: str, sent: datetime) -> None:
+    """Never raises; spans are ordered, disjoint and match the phrase; intervals are proper and local."""
+    text = " ".join(words)
+    mentions = find_times(text, sent_at=sent, tz=tz)
+    last_end = 0
+    for m in mentions:
+        lo, hi = m.span
+        assert last_end <= lo < hi <= len(text)
+        last_end = hi
+        assert text[lo:hi] == m.phrase
+        assert m.precision in localmem.PRECISIONS
+        assert m.kind in ("point", "range", "since", "until")
+        assert m.start is not None or m.end is not None
+        if m.start is not None and m.end is not None:
+            assert m.start < m.end, (text, m)
+        for at in (m.start, m.end):
+            assert at is None or getattr(at.tzinfo, "key", None) == tz

@@ -122,6 +122,56 @@ def test_relative_days(request: pytest.FixtureRequest, text: str, start: str, en
     assert (interval(m), m.precision, m.kind, m.vague) == ((start, end), precision, "point", False)
 
 
+# -- chat shorthand -----------------------------------------------------------------------------
+
+SHORTHAND = rows(
+    ("yday", "yday was rough", "2025-06-17", "2025-06-18", "day"),
+    ("2moro", "see you 2moro", "2025-06-19", "2025-06-20", "day"),
+    ("2nite", "pizza 2nite", "2025-06-18T17:00", "2025-06-19T05:00", "part_of_day"),
+    ("the night before last", "the night before last I slept badly",
+     "2025-06-16T17:00", "2025-06-17T05:00", "part_of_day"),
+    ("sat morning", "sat morning I did a parkrun", "2025-06-14T05:00", "2025-06-14T12:00", "part_of_day"),
+    ("Thurs", "I'm off Thurs", "2025-06-19", "2025-06-20", "day"),
+    ("Sunday after next", "We meet Sunday after next", "2025-06-29", "2025-06-30", "day"),
+)
+
+
+@pytest.mark.parametrize(("text", "start", "end", "precision"), SHORTHAND)
+def test_chat_shorthand(
+    request: pytest.FixtureRequest, text: str, start: str, end: str, precision: str
+) -> None:
+    """Spellings people type in chats read like the words they stand for."""
+    m = one(text)
+    assert phrase_of(request).lower() in m.phrase.lower()
+    assert (interval(m), m.precision) == ((start, end), precision)
+
+
+def test_sat_and_sun_alone_are_words() -> None:
+    assert found("I sat down in the sun for a while") == []
+
+
+APPROXIMATE = rows(
+    # (text, earliest start, latest end, precision): a hedged count is a vague range around the arithmetic
+    ("about a week ago", "about a week ago I fell", "2025-06-09", "2025-06-14", "week"),
+    ("roughly 3 weeks ago", "roughly 3 weeks ago I started", "2025-05-22", "2025-06-04", "week"),
+    ("a week or two ago", "a week or two ago I tried yoga", "2025-06-04", "2025-06-12", "week"),
+    ("two or three days ago", "two or three days ago I felt pain", "2025-06-15", "2025-06-17", "day"),
+    ("a month or so ago", "a month or so ago I hurt my knee", "2025-05-03", "2025-05-20", "month"),
+)
+
+
+@pytest.mark.parametrize(("text", "start", "end", "precision"), APPROXIMATE)
+def test_hedged_counts_are_vague_ranges(text: str, start: str, end: str, precision: str) -> None:
+    m = one(text)
+    assert (interval(m), m.precision, m.vague) == ((start, end), precision, True)
+
+
+def test_by_the_end_of_the_week_is_a_deadline_through_sunday() -> None:
+    m = one("by the end of the week I want to be done")
+    assert (m.kind, m.start, local(m.end)) == ("until", None, "2025-06-23")
+    assert m.render() == "through 2025-06-22"
+
+
 # -- last / this / next -----------------------------------------------------------------------
 
 RELATIVE_UNITS = rows(

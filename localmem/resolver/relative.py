@@ -23,13 +23,15 @@ from .context import _Context, _Hit, _hit, _rule
 
 
 @_rule(
-    r"(?:the\s+)?(?P<w>day\s+before\s+yesterday|day\s+after\s+tomorrow)|(?P<d>today|tonight|tonite|"
-    r"yesterday|tomorrow|tmrw|tmr|(?:this|last|tomorrow|yesterday)\s+(?:morning|afternoon|evening|night)"
-    r"|tomorrow|tonight)"
+    r"(?:the\s+)?(?P<w>day\s+before\s+yesterday|day\s+after\s+tomorrow|night\s+before\s+last)"
+    r"|(?P<d>today|tonight|tonite|2nite|2night|yesterday|yday|tomorrow|tmrw|tmr|2moro|2morrow"
+    r"|(?:this|last|tomorrow|yesterday)\s+(?:morning|afternoon|evening|night))"
 )
 def _day_word(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """today, yesterday, the day before yesterday, tonight, this morning, last night."""
     if m["w"]:
+        if m["w"].startswith("night"):
+            return _part_of_day(m, ctx.today - timedelta(days=2), "tonight")
         offset = -2 if "before" in m["w"] else 2
         return _hit(m, *_days(ctx.today + timedelta(days=offset)), "day")
     word = m["d"].split()
@@ -37,17 +39,23 @@ def _day_word(m: re.Match[str], ctx: _Context) -> _Hit | None:
         "today": 0,
         "tonight": 0,
         "tonite": 0,
+        "2nite": 0,
+        "2night": 0,
         "this": 0,
         "yesterday": -1,
+        "yday": -1,
         "last": -1,
         "tomorrow": 1,
         "tmrw": 1,
         "tmr": 1,
+        "2moro": 1,
+        "2morrow": 1,
     }
     d = ctx.today + timedelta(days=offsets[word[0]])
-    if len(word) == 1 and word[0] not in ("tonight", "tonite"):
+    tonight = ("tonight", "tonite", "2nite", "2night")
+    if len(word) == 1 and word[0] not in tonight:
         return _hit(m, *_days(d), "day")
-    part = "tonight" if word[0] in ("tonight", "tonite") or word == ["last", "night"] else word[-1]
+    part = "tonight" if word[0] in tonight or word == ["last", "night"] else word[-1]
     return _part_of_day(m, d, part)
 
 
@@ -68,8 +76,9 @@ _REL = r"(?P<mod>this\s+past|this\s+coming|this|current|last|next|past|coming|up
 
 
 @_rule(
-    rf"(?:{_REL}\s+)?(?P<wd>{lx.WEEKDAY_FULL}|(?<=last\s)(?:{lx.WEEKDAY})|(?<=next\s)(?:{lx.WEEKDAY})"
-    rf"|(?<=this\s)(?:{lx.WEEKDAY}))(?:\s+(?:in\s+the\s+)?(?P<part>{lx.PART_OF_DAY}))?"
+    rf"(?:{_REL}\s+)?(?P<wd>{lx.WEEKDAY_FULL}|(?:(?<=last\s)|(?<=next\s)|(?<=this\s)|(?<=on\s)|(?<=off\s)"
+    rf"|(?<=by\s)|(?<=until\s)|(?<=till\s))(?:{lx.WEEKDAY})|{lx.WEEKDAY}(?=\s+{lx.PART_OF_DAY}))"
+    rf"(?P<after>\s+after\s+next)?(?:\s+(?:in\s+the\s+)?(?P<part>{lx.PART_OF_DAY}))?"
 )
 def _weekday(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """Friday, last Friday, next Monday, this past Wednesday, Friday morning."""
@@ -89,6 +98,8 @@ def _weekday(m: re.Match[str], ctx: _Context) -> _Hit | None:
         d = ctx.weekday(wd, m.start(), "past")
     elif mod in ("this coming", "coming", "upcoming"):
         d = ctx.weekday(wd, m.start(), "future")
+    elif m["after"]:  # "Sunday after next": the Sunday after the coming one
+        d = ctx.weekday(wd, m.start(), "future") + timedelta(days=7)
     else:
         d = ctx.weekday(wd, m.start())
     if m["part"]:
@@ -294,6 +305,39 @@ def _ago(m: re.Match[str], ctx: _Context) -> _Hit | None:
     return _counted(m, ctx, ctx.now, sign, m.group())
 
 
+_HEDGE = r"(?:about|around|roughly|approximately|approx\.?|like|maybe|almost|nearly|circa|~)"
+_DAYS_PER = {
+    "day": 1, "week": 7, "fortnight": 14, "month": 30.44, "quarter": 91.31, "year": 365.25, "decade": 3652.5,
+}
+
+
+@_rule(
+    rf"{_HEDGE}\s+(?P<q>{lx.QUANTITY})\s*(?P<u>{lx.UNIT})\s+ago"
+    rf"|(?P<q1>{lx.QUANTITY})\s*(?:or|to|-|–)\s*(?P<q2>{lx.QUANTITY})\s+(?P<u2>{lx.UNIT})\s+ago"
+    rf"|(?P<q3>{lx.QUANTITY})\s+(?P<u3>{lx.UNIT})\s+or\s+(?:so|(?P<q4>{lx.QUANTITY}))\s+ago"
+)
+def _ago_about(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """about 3 weeks ago, two or three days ago, a week or two ago, a month or so ago: a range, vague."""
+    u = m["u"] or m["u2"] or m["u3"]
+    unit = lx.UNITS.get(u.rstrip("s"), lx.UNITS.get(u, ""))
+    if unit not in _DAYS_PER:
+        return None  # hours and minutes are said precisely enough
+    if m["q1"]:
+        lo, hi = lx.number(m["q1"]), lx.number(m["q2"])
+    elif m["q3"]:
+        lo = lx.number(m["q3"])
+        hi = lx.number(m["q4"]) if m["q4"] else (lo * 1.5 if lo else None)
+    else:
+        n = lx.number(m["q"])
+        lo, hi = (n * 0.7, n * 1.3) if n else (None, None)
+    if not lo or not hi or hi <= lo:
+        return None
+    per = _DAYS_PER[unit]
+    far = ctx.today - timedelta(days=round(hi * per))
+    near = ctx.today - timedelta(days=round(lo * per))
+    return _hit(m, _midnight(far), _midnight(near + _DAY), lx.UNIT_PRECISION[unit], vague=True)
+
+
 @_rule(rf"(?:within|less\s+than)\s+{_DURATION}\s+(?:from|after)\s+(?P<a>today|now|tomorrow|tmrw)")
 def _within_from(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """within 2 weeks from today, less than 3 days after tomorrow: the days up to that point."""
@@ -403,11 +447,13 @@ def _earlier_later(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
 @_rule(
     r"(?P<mod>early|mid|late|the\s+(?:beginning|start|middle|end)\s+of|(?:beginning|start|middle|end)\s+of)"
-    r"[\s-]+(?:the\s+)?(?P<rel>this|next|last)\s+(?P<unit>week|month|year)"
+    r"[\s-]+(?:(?:the\s+)?(?P<rel>this|next|last)\s+|the\s+)?(?P<unit>week|month|year)"
 )
 def _unit_part(m: re.Match[str], ctx: _Context) -> _Hit | None:
-    """early next week, the end of this month, late last year."""
-    step = {"this": 0, "next": 1, "last": -1}[m["rel"]]
+    """early next week, the end of this month, late last year, by the end of the week."""
+    if m["rel"] is None and not re.search(r"\bof\b", m.group()):
+        return None  # "mid year" alone is an adjective; "the end of the year" is this year's end
+    step = {"this": 0, "next": 1, "last": -1}[m["rel"] or "this"]
     whole = _calendar_unit(m, ctx.today, m["unit"], step)
     assert whole.start is not None and whole.end is not None
     precision = {"week": "day", "month": "week", "year": "season"}[m["unit"]]

@@ -30,11 +30,11 @@ def _render(m: TimeMention) -> str:
     if m.kind == "since" and m.start is not None:
         return f"since {_fmt(m.start, p)}"
     if m.kind == "until" and m.end is not None:
-        return (
-            f"until {_fmt(m.end, p)}"
-            if m.end.hour == 0 or p not in ("day",)
-            else f"until {_fmt(m.end, 'minute')}"
-        )
+        if m.end.hour or m.end.minute:
+            return f"until {_fmt(m.end, 'minute')}"
+        if m.phrase.lower().startswith(("through", "thru", "by")):  # the named day is included
+            return f"through {_fmt(m.end - timedelta(days=1), 'day' if p in ('week', 'weekend') else p)}"
+        return f"until {_fmt(m.end, 'day' if p in ('week', 'weekend') else p)}"
     assert m.start is not None and m.end is not None
     s, last = m.start, _last(m.end, p)
     if m.vague and p in ("week", "month", "unknown"):

@@ -322,6 +322,8 @@ def _ago_about(m: re.Match[str], ctx: _Context) -> _Hit | None:
     unit = lx.UNITS.get(u.rstrip("s"), lx.UNITS.get(u, ""))
     if unit not in _DAYS_PER:
         return None  # hours and minutes are said precisely enough
+    lo: float | None
+    hi: float | None
     if m["q1"]:
         lo, hi = lx.number(m["q1"]), lx.number(m["q2"])
     elif m["q3"]:

@@ -11,14 +11,15 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from .clock import parse_time, zone
+from .clock import from_micros, parse_time, to_micros, zone
 from .errors import InvalidInputError
+from .resolver import find_times, rewrite
 
 if TYPE_CHECKING:
     from .revision import Revision
     from .store import Store
 
-__all__ = ["import_messages"]
+__all__ = ["import_messages", "read_times"]
 
 _FIELDS = ("role", "content", "sent_at")
 
@@ -85,3 +86,33 @@ def import_messages(
                 )
             )
     return out
+
+
+def read_times(
+    text: str, source: Any, observed: int, z: ZoneInfo, resolve: bool, state: bool = False
+) -> tuple[str, Any, tuple[int, int | None, str] | None]:
+    """Resolve the time phrases in ``text`` said at ``observed``: (stored text, source, valid time).
+
+    The valid time comes from the first definite phrase (a vague one only when
+    there is nothing else); every phrase is rewritten in absolute dates, and
+    the message as said is kept in the source. For a ``state`` (a keyed fact,
+    or one that supersedes another: "moved to Berlin on Sept 1") the phrase
+    says when it began, so the valid time stays open.
+    """
+    if not resolve:
+        return text, source, None
+    mentions = find_times(text, sent_at=from_micros(observed), tz=z)
+    if not mentions:
+        return text, source, None
+    chosen = next((m for m in mentions if not m.vague), mentions[0])
+    start = observed if chosen.start is None else to_micros(chosen.start)
+    end = None if chosen.end is None or (state and chosen.kind != "range") else to_micros(chosen.end)
+    if end is not None and end <= start:  # "until 09:00" said at 10:00
+        return text, source, None
+    if source is None:
+        source = {"message": text}
+    elif isinstance(source, Mapping) and "message" not in source:
+        source = {"message": text, **source}
+    elif not isinstance(source, Mapping):
+        source = {"message": text, "source": source}
+    return rewrite(text, mentions), source, (start, end, chosen.precision)

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -50,13 +49,11 @@ import apsw
 from . import queries
 from ._db import APPLICATION_ID, SCHEMA_VERSION, connect, map_errors, schema_sql, transaction
 from .clock import (
-    UTC_ZONE,
     Clock,
     Moment,
     TimeInput,
     from_micros,
     instant_micros,
-    is_date_form,
     parse_time,
     period_end,
     system_clock,
@@ -76,16 +73,14 @@ from .errors import (
     StorageError,
 )
 from .ids import new_id
+from .inputs import check_text, encode_attributes, encode_json, observed_micros, optional_text
 from .interval import check_interval, check_precision
-from .messages import import_messages
-from .resolver import find_times, rewrite
+from .messages import import_messages, read_times
+from .reads import Reads
 from .revision import (
-    Change,
     Erasure,
     Revision,
-    Snapshot,
     _new_revision,
-    changes,
     loads_json,
     revision_from_row,
 )
@@ -120,74 +115,8 @@ def open(path: str | os.PathLike[str] | None = None, *, clock: Clock | None = No
     return Store(conn, clock=clock or system_clock)
 
 
-def _text(value: object, name: str = "text") -> str:
-    if not isinstance(value, str):
-        raise InvalidInputError(f"{name}={value!r} is not text: expected a non-empty string")
-    if not value.strip():
-        raise InvalidInputError(f"{name}={value!r} is empty: expected a non-empty string")
-    return value
-
-
-def _optional_text(value: object, name: str) -> str | None:
-    return None if value is None else _text(value, name)
-
-
-def _observed(observed_at: TimeInput | None, now: int, z: ZoneInfo) -> int:
-    if observed_at is None:
-        return now
-    return to_micros(parse_time(observed_at, name="observed_at", tz=z).at)
-
-
-def _read_times(
-    text: str, source: Any, observed: int, z: ZoneInfo, resolve: bool, state: bool = False
-) -> tuple[str, Any, tuple[int, int | None, str] | None]:
-    """Resolve the time phrases in ``text`` said at ``observed``: (stored text, source, valid time).
-
-    The valid time comes from the first definite phrase (a vague one only when
-    there is nothing else); every phrase is rewritten in absolute dates, and
-    the message as said is kept in the source. For a ``state`` (a keyed fact,
-    or one that supersedes another: "moved to Berlin on Sept 1") the phrase
-    says when it began, so the valid time stays open.
-    """
-    if not resolve:
-        return text, source, None
-    mentions = find_times(text, sent_at=from_micros(observed), tz=z)
-    if not mentions:
-        return text, source, None
-    chosen = next((m for m in mentions if not m.vague), mentions[0])
-    start = observed if chosen.start is None else to_micros(chosen.start)
-    end = None if chosen.end is None or (state and chosen.kind != "range") else to_micros(chosen.end)
-    if end is not None and end <= start:  # "until 09:00" said at 10:00
-        return text, source, None
-    if source is None:
-        source = {"message": text}
-    elif isinstance(source, Mapping) and "message" not in source:
-        source = {"message": text, **source}
-    elif not isinstance(source, Mapping):
-        source = {"message": text, "source": source}
-    return rewrite(text, mentions), source, (start, end, chosen.precision)
-
-
-def _json(value: object, name: str) -> str | None:
-    if value is None:
-        return None
-    try:
-        return json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError) as exc:
-        raise InvalidInputError(
-            f"{name}={value!r} is not JSON-serialisable: expected numbers, strings, "
-            f"booleans, None, lists and dicts with string keys ({exc})"
-        ) from exc
-
-
-def _attributes(value: object) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
-        raise InvalidInputError(
-            f"attributes={value!r} is not acceptable: expected a dict with string keys"
-        )
-    return _json(dict(value), "attributes")
+def _encoded(value: Any, attributes: Any, source: Any) -> tuple[str | None, str | None, str | None]:
+    return encode_json(value, "value"), encode_attributes(attributes), encode_json(source, "source")
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +133,7 @@ class StoreInfo:
     size_bytes: int
 
 
-class Store:
+class Store(Reads):
     """A localmem database: append-only memories with two clocks.
 
     Use :func:`localmem.open` to get one. A Store wraps one connection and is
@@ -533,9 +462,9 @@ class Store:
             "supersedes": rev.supersedes,
             "superseded_by": rev.superseded_by,
             "text": rev.text,
-            "value": _json(rev.value, "value"),
-            "attributes": _json(rev.attributes, "attributes"),
-            "source": _json(rev.source, "source"),
+            "value": encode_json(rev.value, "value"),
+            "attributes": encode_json(rev.attributes, "attributes"),
+            "source": encode_json(rev.source, "source"),
             "reason": None,
         }
         row.update(changes)
@@ -602,24 +531,24 @@ class Store:
             UnknownZoneError: bad times or zone.
             NotFoundError, InvalidOperationError: a bad ``supersedes`` target.
         """
-        _text(text)
-        _text(user_id, "user_id")
-        _text(kind, "kind")
-        _optional_text(key, "key")
-        _optional_text(reason, "reason")
+        check_text(text)
+        check_text(user_id, "user_id")
+        check_text(kind, "kind")
+        optional_text(key, "key")
+        optional_text(reason, "reason")
         if precision is not None:
             check_precision(precision)
         if tz is not None:
             zone(tz)
-        _json(source, "source")
+        encode_json(source, "source")
         if not isinstance(resolve, bool):
             raise InvalidInputError(f"resolve={resolve!r} is not a bool")
         with self._write() as now:
             z = self._zone_for(tz, user_id)
-            observed = _observed(observed_at, now, z)
+            observed = observed_micros(observed_at, now, z)
             state = key is not None or supersedes is not None
-            text, source, said = _read_times(text, source, observed, z, resolve and valid_from is None, state)
-            encoded = (_json(value, "value"), _attributes(attributes), _json(source, "source"))
+            text, source, said = read_times(text, source, observed, z, resolve and valid_from is None, state)
+            encoded = _encoded(value, attributes, source)
             return self._assert(
                 text, user_id=user_id, now=now, zone_=z, observed=observed, said=said,
                 valid_from=valid_from, valid_to=valid_to, precision=precision, expires=expires,
@@ -794,13 +723,13 @@ class Store:
             InvalidOperationError: it is retracted, or nothing would change.
         """
         if text is not UNSET:
-            _text(text)
+            check_text(text)
         if precision is not UNSET:
             check_precision(precision)
-        _optional_text(reason, "reason")
-        new_value = _json(value, "value") if value is not UNSET else UNSET
-        new_attrs = _attributes(attributes) if attributes is not UNSET else UNSET
-        new_source = _json(source, "source") if source is not UNSET else UNSET
+        optional_text(reason, "reason")
+        new_value = encode_json(value, "value") if value is not UNSET else UNSET
+        new_attrs = encode_attributes(attributes) if attributes is not UNSET else UNSET
+        new_source = encode_json(source, "source") if source is not UNSET else UNSET
         with self._write() as now:
             rev = self._state(memory_id)
             if rev.retracted:
@@ -811,9 +740,9 @@ class Store:
             changes: dict[str, Any] = {}
             if text is not UNSET and text != rev.text:
                 changes["text"] = text
-            if new_value is not UNSET and new_value != _json(rev.value, "value"):
+            if new_value is not UNSET and new_value != encode_json(rev.value, "value"):
                 changes["value"] = new_value
-            if new_attrs is not UNSET and new_attrs != _json(rev.attributes, "attributes"):
+            if new_attrs is not UNSET and new_attrs != encode_json(rev.attributes, "attributes"):
                 changes["attributes"] = new_attrs
             vf, vt = to_micros(rev.valid_from), (None if rev.valid_to is None
                                                   else to_micros(rev.valid_to))
@@ -876,17 +805,17 @@ class Store:
         fact began ("moved to Berlin on Sept 1"), as in :meth:`add`; the new
         fact stays open-ended. ``resolve=False`` turns that off.
         """
-        _text(text)
-        _optional_text(reason, "reason")
+        check_text(text)
+        optional_text(reason, "reason")
         if precision is not None:
             check_precision(precision)
-        _json(source, "source")
+        encode_json(source, "source")
         with self._write() as now:
             old = self._state(memory_id)
             z = zone(old.tz)
-            observed = _observed(observed_at, now, z)
-            text, source, said = _read_times(text, source, observed, z, resolve and valid_from is None, True)
-            encoded = (_json(value, "value"), _attributes(attributes), _json(source, "source"))
+            observed = observed_micros(observed_at, now, z)
+            text, source, said = read_times(text, source, observed, z, resolve and valid_from is None, True)
+            encoded = _encoded(value, attributes, source)
             return self._assert(
                 text, user_id=old.user_id, now=now, zone_=z, observed=observed, said=said,
                 valid_from=valid_from, valid_to=valid_to, precision=precision, expires=expires,
@@ -905,7 +834,7 @@ class Store:
             NotFoundError, ErasedError: no such memory, or erased.
             InvalidOperationError: it is already retracted.
         """
-        _optional_text(reason, "reason")
+        optional_text(reason, "reason")
         with self._write() as now:
             state = self._state(memory_id)
             if state.retracted:
@@ -930,7 +859,7 @@ class Store:
             NotFoundError, ErasedError: no such memory, or erased.
             InvalidOperationError: it is retracted, or already expires then.
         """
-        _optional_text(reason, "reason")
+        optional_text(reason, "reason")
         with self._write() as now:
             state = self._state(memory_id)
             if state.retracted:
@@ -960,8 +889,8 @@ class Store:
             NotFoundError: no such memory.
             ErasedError: it is already erased.
         """
-        _optional_text(reason, "reason")
-        _optional_text(by, "by")
+        optional_text(reason, "reason")
+        optional_text(by, "by")
         with self._write() as now:
             rev = self._state(memory_id)
             tomb_id = new_id(now)
@@ -973,157 +902,6 @@ class Store:
             self._erased_in_txn = True
         done = self._depth == 0 and not self._checkpoint_pending
         return Erasure(memory_id, rev.user_id, from_micros(now), by, reason, tomb_id, done)
-
-    # -- reads -----------------------------------------------------------------
-
-    def get(
-        self,
-        memory_id: str,
-        *,
-        as_of: TimeInput | None = None,
-        known_at: TimeInput | None = None,
-        valid_at: TimeInput | None = None,
-    ) -> Revision | None:
-        """A memory as known at known_at, flagged for valid_at.
-
-        Unlike ``read``, ``get`` does not hide a memory that is retracted,
-        expired or outside its valid time: it returns it with its flags (use
-        ``rev.valid_at(t)``).
-
-        Returns:
-            The newest revision recorded at or before known_at, or None if the
-            memory was not yet known then.
-
-        Raises:
-            NotFoundError: no memory has this id.
-        """
-        if not isinstance(memory_id, str):
-            raise NotFoundError(f"memory id {memory_id!r} is not an id: expected a string")
-        z = UTC_ZONE
-        for a in (as_of, known_at, valid_at):
-            if a is not None and type(a) is not datetime and is_date_form(a):
-                z = zone(self._state(memory_id, writable=False).tz)
-                break
-        known, valid = self._axes(as_of, known_at, valid_at, z)
-        try:
-            row = self._conn.execute(queries.GET_AS_OF, (memory_id, known)).fetchone()
-        except apsw.Error:
-            with map_errors():
-                raise
-        if row is None:
-            self._state(memory_id, writable=False)  # raises NotFoundError if unknown
-            return None
-        return revision_from_row(row, valid)
-
-    def read(
-        self,
-        user_id: str,
-        *,
-        as_of: TimeInput | None = None,
-        known_at: TimeInput | None = None,
-        valid_at: TimeInput | None = None,
-        current_only: bool = True,
-        include_expired: bool = False,
-        include_retracted: bool = False,
-        kind: str | None = None,
-        key: str | None = None,
-    ) -> list[Revision]:
-        """A user's memories as known at known_at.
-
-        Args:
-            current_only: keep only memories valid at valid_at (the default);
-                False gives every valid interval known at known_at (history).
-            include_expired: keep memories expired at valid_at (flagged).
-            include_retracted: keep retracted memories (flagged).
-            kind, key: keep only this kind / key.
-
-        Returns:
-            Each memory's newest revision at known_at, ordered by valid_from.
-            Erased memories never appear.
-        """
-        _text(user_id, "user_id")
-        _optional_text(kind, "kind")
-        _optional_text(key, "key")
-        z = self._zone_for(None, user_id)
-        known, valid = self._axes(as_of, known_at, valid_at, z)
-        q = queries.read_as_of(
-            user_id, known=known, valid=valid, current_only=current_only,
-            include_expired=include_expired, include_retracted=include_retracted,
-            kind=kind, key=key,
-        )
-        with map_errors():
-            return [revision_from_row(row, valid) for row in self._conn.execute(q.sql, q.params)]
-
-    def snapshot(self, user_id: str, *, known_at: TimeInput | None = None) -> Snapshot:
-        """Everything the store held about a user at known_at, with no filter.
-
-        The answer to "you forgot": every revision recorded by then, and each
-        memory's newest revision then, retracted, expired, superseded and
-        erased ones included (flags are computed at known_at).
-        """
-        _text(user_id, "user_id")
-        z = self._zone_for(None, user_id)
-        known, _ = self._axes(None, known_at, None, z)
-        q = queries.snapshot(user_id, known)
-        with map_errors():
-            revisions = [revision_from_row(r, known) for r in self._conn.execute(q.sql, q.params)]
-        latest: dict[str, Revision] = {}
-        for rev in revisions:
-            latest[rev.memory_id] = rev
-        memories = sorted(latest.values(), key=lambda r: (r.valid_from, r.recorded_at))
-        return Snapshot(user_id, from_micros(known), tuple(memories), tuple(revisions))
-
-    def history(self, memory_id: str, *, known_at: TimeInput | None = None) -> list[Change]:
-        """Every change to one memory, oldest first, ending with its erasure if any.
-
-        Args:
-            known_at: only the changes recorded by then (default: all).
-
-        Raises:
-            NotFoundError: no memory has this id.
-        """
-        state = self._state(memory_id, writable=False)
-        known = None
-        if known_at is not None:
-            known, _ = self._axes(None, known_at, None, zone(state.tz))
-        q = queries.history(memory_id, known)
-        with map_errors():
-            revs = [revision_from_row(r, None) for r in self._conn.execute(q.sql, q.params)]
-            erasure = self.erasure(memory_id)
-        if erasure is not None and known is not None and to_micros(erasure.erased_at) > known:
-            erasure = None
-        return changes(revs, erasure)
-
-    def erasure(self, memory_id: str) -> Erasure | None:
-        """The tombstone of a memory's erasure, or None if it was not erased."""
-        row = self._conn.execute(
-            "SELECT memory_id, user_id, erased_at, erased_by, reason, tomb_id FROM erasures"
-            " WHERE memory_id = ?",
-            (memory_id,),
-        ).fetchone()
-        if row is None:
-            return None
-        return Erasure(row[0], row[1], from_micros(row[2]), row[3], row[4], row[5])
-
-    def chain(self, memory_id: str) -> list[str]:
-        """The ids of a chain of changing facts, oldest first, that contains ``memory_id``."""
-        rev = self._state(memory_id, writable=False)
-        back: list[str] = []
-        cur: str | None = rev.supersedes
-        while cur is not None and cur not in back:
-            back.append(cur)
-            cur = self._state(cur, writable=False).supersedes
-        forward: list[str] = []
-        cur = rev.superseded_by
-        while cur is not None and cur not in forward:
-            forward.append(cur)
-            cur = self._state(cur, writable=False).superseded_by
-        return [*reversed(back), memory_id, *forward]
-
-    def users(self) -> list[str]:
-        """Every user id with at least one memory, sorted."""
-        return [r[0] for r in self._conn.execute(
-            "SELECT DISTINCT user_id FROM memories ORDER BY user_id")]
 
     # -- the file ----------------------------------------------------------------
 

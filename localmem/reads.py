@@ -1,0 +1,192 @@
+"""Reads at explicit times: what the store knew (known_at) about what was true (valid_at).
+
+Every read takes its reference times as arguments; only an omitted one falls
+back to the store's clock, at the API edge. The rules for the defaults and for
+what a current-only read hides are in :mod:`localmem.store`'s docstring.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Protocol
+from zoneinfo import ZoneInfo
+
+import apsw
+
+from . import queries
+from ._db import map_errors
+from .clock import UTC_ZONE, TimeInput, from_micros, is_date_form, to_micros, zone
+from .errors import NotFoundError
+from .inputs import check_text, optional_text
+from .revision import Change, Erasure, Revision, Snapshot, changes, revision_from_row
+
+__all__ = ["Reads"]
+
+
+class _Host(Protocol):
+    """What the reads need from the store they are mixed into."""
+
+    _conn: apsw.Connection
+
+    def _axes(
+        self, as_of: TimeInput | None, known_at: TimeInput | None, valid_at: TimeInput | None, tz: ZoneInfo
+    ) -> tuple[int, int]: ...
+
+    def _state(self, memory_id: str, *, writable: bool = True) -> Revision: ...
+
+    def _zone_for(self, tz: str | ZoneInfo | None, user_id: str) -> ZoneInfo: ...
+
+    def erasure(self, memory_id: str) -> Erasure | None: ...
+
+
+class Reads:
+    """The read half of :class:`~localmem.store.Store`."""
+
+    def get(
+        self: _Host,
+        memory_id: str,
+        *,
+        as_of: TimeInput | None = None,
+        known_at: TimeInput | None = None,
+        valid_at: TimeInput | None = None,
+    ) -> Revision | None:
+        """A memory as known at known_at, flagged for valid_at.
+
+        Unlike ``read``, ``get`` does not hide a memory that is retracted,
+        expired or outside its valid time: it returns it with its flags (use
+        ``rev.valid_at(t)``).
+
+        Returns:
+            The newest revision recorded at or before known_at, or None if the
+            memory was not yet known then.
+
+        Raises:
+            NotFoundError: no memory has this id.
+        """
+        if not isinstance(memory_id, str):
+            raise NotFoundError(f"memory id {memory_id!r} is not an id: expected a string")
+        z = UTC_ZONE
+        for a in (as_of, known_at, valid_at):
+            if a is not None and type(a) is not datetime and is_date_form(a):
+                z = zone(self._state(memory_id, writable=False).tz)
+                break
+        known, valid = self._axes(as_of, known_at, valid_at, z)
+        try:
+            row = self._conn.execute(queries.GET_AS_OF, (memory_id, known)).fetchone()
+        except apsw.Error:
+            with map_errors():
+                raise
+        if row is None:
+            self._state(memory_id, writable=False)  # raises NotFoundError if unknown
+            return None
+        return revision_from_row(row, valid)
+
+    def read(
+        self: _Host,
+        user_id: str,
+        *,
+        as_of: TimeInput | None = None,
+        known_at: TimeInput | None = None,
+        valid_at: TimeInput | None = None,
+        current_only: bool = True,
+        include_expired: bool = False,
+        include_retracted: bool = False,
+        kind: str | None = None,
+        key: str | None = None,
+    ) -> list[Revision]:
+        """A user's memories as known at known_at.
+
+        Args:
+            current_only: keep only memories valid at valid_at (the default);
+                False gives every valid interval known at known_at (history).
+            include_expired: keep memories expired at valid_at (flagged).
+            include_retracted: keep retracted memories (flagged).
+            kind, key: keep only this kind / key.
+
+        Returns:
+            Each memory's newest revision at known_at, ordered by valid_from.
+            Erased memories never appear.
+        """
+        check_text(user_id, "user_id")
+        optional_text(kind, "kind")
+        optional_text(key, "key")
+        z = self._zone_for(None, user_id)
+        known, valid = self._axes(as_of, known_at, valid_at, z)
+        q = queries.read_as_of(
+            user_id, known=known, valid=valid, current_only=current_only,
+            include_expired=include_expired, include_retracted=include_retracted,
+            kind=kind, key=key,
+        )
+        with map_errors():
+            return [revision_from_row(row, valid) for row in self._conn.execute(q.sql, q.params)]
+
+    def snapshot(self: _Host, user_id: str, *, known_at: TimeInput | None = None) -> Snapshot:
+        """Everything the store held about a user at known_at, with no filter.
+
+        The answer to "you forgot": every revision recorded by then, and each
+        memory's newest revision then, retracted, expired, superseded and
+        erased ones included (flags are computed at known_at).
+        """
+        check_text(user_id, "user_id")
+        z = self._zone_for(None, user_id)
+        known, _ = self._axes(None, known_at, None, z)
+        q = queries.snapshot(user_id, known)
+        with map_errors():
+            revisions = [revision_from_row(r, known) for r in self._conn.execute(q.sql, q.params)]
+        latest: dict[str, Revision] = {}
+        for rev in revisions:
+            latest[rev.memory_id] = rev
+        memories = sorted(latest.values(), key=lambda r: (r.valid_from, r.recorded_at))
+        return Snapshot(user_id, from_micros(known), tuple(memories), tuple(revisions))
+
+    def history(self: _Host, memory_id: str, *, known_at: TimeInput | None = None) -> list[Change]:
+        """Every change to one memory, oldest first, ending with its erasure if any.
+
+        Args:
+            known_at: only the changes recorded by then (default: all).
+
+        Raises:
+            NotFoundError: no memory has this id.
+        """
+        state = self._state(memory_id, writable=False)
+        known = None
+        if known_at is not None:
+            known, _ = self._axes(None, known_at, None, zone(state.tz))
+        q = queries.history(memory_id, known)
+        with map_errors():
+            revs = [revision_from_row(r, None) for r in self._conn.execute(q.sql, q.params)]
+            erasure = self.erasure(memory_id)
+        if erasure is not None and known is not None and to_micros(erasure.erased_at) > known:
+            erasure = None
+        return changes(revs, erasure)
+
+    def erasure(self: _Host, memory_id: str) -> Erasure | None:
+        """The tombstone of a memory's erasure, or None if it was not erased."""
+        row = self._conn.execute(
+            "SELECT memory_id, user_id, erased_at, erased_by, reason, tomb_id FROM erasures"
+            " WHERE memory_id = ?",
+            (memory_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        return Erasure(row[0], row[1], from_micros(row[2]), row[3], row[4], row[5])
+
+    def chain(self: _Host, memory_id: str) -> list[str]:
+        """The ids of a chain of changing facts, oldest first, that contains ``memory_id``."""
+        rev = self._state(memory_id, writable=False)
+        back: list[str] = []
+        cur: str | None = rev.supersedes
+        while cur is not None and cur not in back:
+            back.append(cur)
+            cur = self._state(cur, writable=False).supersedes
+        forward: list[str] = []
+        cur = rev.superseded_by
+        while cur is not None and cur not in forward:
+            forward.append(cur)
+            cur = self._state(cur, writable=False).superseded_by
+        return [*reversed(back), memory_id, *forward]
+
+    def users(self: _Host) -> list[str]:
+        """Every user id with at least one memory, sorted."""
+        return [r[0] for r in self._conn.execute(
+            "SELECT DISTINCT user_id FROM memories ORDER BY user_id")]

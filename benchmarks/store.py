@@ -27,7 +27,6 @@ import json
 import os
 import platform
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -38,6 +37,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import apsw
+from provenance import git_commit  # benchmarks/ is on sys.path when a script here runs
 
 import localmem
 from localmem import queries
@@ -283,8 +283,9 @@ class Workload:
 
     def _supersede(self, user: User) -> int:
         old = user.heads.choice(self.rng)
+        # resolve=False: a random "yesterday" would date the new fact before the old one.
         rev = self.call(self.store.supersede, old, self.sentence(), source=self.source(),
-                        reason="the situation changed")
+                        reason="the situation changed", resolve=False)
         user.heads.discard(old)
         self._new_memory(user, rev)
         user.heads.add(rev.memory_id)
@@ -658,16 +659,6 @@ def report(args: argparse.Namespace, w: Workload, segments: list[Segment],
             "get_growth_over_10k": TARGET_GET_GROWTH,
         },
     }
-
-
-def git_commit() -> str:
-    """The checkout's commit, so that figures can be tied to the code they measured."""
-    try:
-        out = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
-                             capture_output=True, text=True, timeout=10, check=True)
-    except (OSError, subprocess.SubprocessError):
-        return "(no git)"
-    return out.stdout.strip()
 
 
 def load_average() -> str:

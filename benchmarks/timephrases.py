@@ -42,7 +42,6 @@ import importlib.metadata
 import importlib.util
 import json
 import os
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -52,6 +51,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from provenance import git_commit  # benchmarks/ is on sys.path when a script here runs
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "timephrases"
@@ -311,16 +312,6 @@ def print_fp(texts: list[str], r: Run) -> None:
 
 
 # --------------------------------------------------------------------------
-
-def git_commit() -> str:
-    """The checkout's commit, so that figures can be tied to the code they measured."""
-    try:
-        out = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
-                             capture_output=True, text=True, timeout=10, check=True)
-    except (OSError, subprocess.SubprocessError):
-        return "(no git)"
-    return out.stdout.strip()
-
 
 def dateparser_version() -> str:
     try:

@@ -10,10 +10,18 @@ from .calendar import _DAY, _RANK, _add_months, _days, _midnight, _month, _week_
 from .context import _RULES, _Context, _Hit
 from .relative import _CLOCK, _DURATION, _clock_parts, _counted
 
+_WORD = re.compile(r"[a-z]+")
+_DIGIT = re.compile(r"\d")
+
 
 def _scan(ctx: _Context) -> list[_Hit]:
     found: list[_Hit] = []
-    for pattern, handler in _RULES:
+    words = set(_WORD.findall(ctx.text))
+    has_digit = _DIGIT.search(ctx.text) is not None
+    for rule in _RULES:
+        if not rule.applies(words, has_digit):
+            continue
+        pattern, handler = rule.pattern, rule.handler
         for m in pattern.finditer(ctx.text):
             try:
                 hit = handler(m, ctx)

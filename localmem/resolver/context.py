@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -131,7 +131,18 @@ class _Context:
         return self.today + timedelta(days=(wd - self.today.weekday() - 1) % 7 + 1)
 
 
-_Rule = tuple[re.Pattern[str], Callable[[re.Match[str], _Context], "_Hit | None"]]
+_Handler = Callable[[re.Match[str], "_Context"], "_Hit | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    pattern: re.Pattern[str]
+    handler: _Handler
+    when: frozenset[str]
+    digits: bool
+
+    def applies(self, words: set[str], has_digit: bool) -> bool:
+        return (self.digits and has_digit) or not self.when.isdisjoint(words)
 
 
 _RULES: list[_Rule] = []
@@ -143,15 +154,12 @@ _B = r"(?<![\w/.:])"  # a phrase starts at a word edge, not inside a number or a
 _E = r"(?![\w/]|[.:]\d)"  # ... and ends at one
 
 
-def _rule(
-    pattern: str,
-) -> Callable[
-    [Callable[[re.Match[str], _Context], _Hit | None]], Callable[[re.Match[str], _Context], _Hit | None]
-]:
-    def register(
-        fn: Callable[[re.Match[str], _Context], _Hit | None],
-    ) -> Callable[[re.Match[str], _Context], _Hit | None]:
-        _RULES.append((re.compile(_B + pattern + _E), fn))
+def _rule(pattern: str, *, when: Iterable[str] = (), digits: bool = False) -> Callable[[_Handler], _Handler]:
+    """Register a phrase rule. It runs only on a message holding one of the words ``when``
+    (or a digit, with ``digits``): a set lookup that spares most rules on most messages."""
+
+    def register(fn: _Handler) -> _Handler:
+        _RULES.append(_Rule(re.compile(_B + pattern + _E), fn, frozenset(when), digits))
         return fn
 
     return register

@@ -79,7 +79,8 @@ _LEAD_WD = rf"(?:(?:this|next|last|on)\s+)?(?:{lx.WEEKDAY},?\s+(?:the\s+)?)?"
 
 
 @_rule(
-    rf"{_LEAD_WD}(?P<m>{lx.MONTH})(?:\s*|-)(?:the\s+)?(?P<d>{lx.DAY}){_E}(?:(?:,\s*|\s+)(?:in\s+|of\s+)?(?P<y>{_ANY_YEAR}))?"
+    rf"{_LEAD_WD}(?P<m>{lx.MONTH})(?:\s*|-)(?:the\s+)?(?P<d>{lx.DAY}){_E}(?:(?:,\s*|\s+)(?:in\s+|of\s+)?(?P<y>{_ANY_YEAR}))?",
+    when=lx.MONTH_WORDS,
 )
 def _month_day(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """Nov 15, March 2nd, May twenty-first, Tuesday March 7, Jan 4 2019."""
@@ -88,7 +89,8 @@ def _month_day(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
 @_rule(
     rf"{_LEAD_WD}(?:the\s+)?(?P<d>{lx.DAY})(?:\s+of)?[\s-]+(?P<m>{lx.MONTH})"
-    rf"(?:(?:,\s*|\s+|-)(?:in\s+|of\s+)?(?P<y>{_ANY_YEAR}))?"
+    rf"(?:(?:,\s*|\s+|-)(?:in\s+|of\s+)?(?P<y>{_ANY_YEAR}))?",
+    when=lx.MONTH_WORDS,
 )
 def _day_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """15 November 2024, the 6th of April, 04th Jan 2019."""
@@ -97,7 +99,8 @@ def _day_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
 @_rule(
     r"(?P<y>\d{4})[-/.](?P<mo>\d{1,2})[-/.](?P<d>\d{1,2})"
-    r"(?:[t\s]+(?:at\s+)?(?P<h>[01]?\d|2[0-3]):(?P<mi>[0-5]\d))?"
+    r"(?:[t\s]+(?:at\s+)?(?P<h>[01]?\d|2[0-3]):(?P<mi>[0-5]\d))?",
+    digits=True,
 )
 def _iso_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """2025-06-14, 2024/03/05, 2025-06-14 09:30."""
@@ -124,7 +127,8 @@ _FRACTION_AFTER = re.compile(
 
 @_rule(
     rf"{_LEAD_WD}(?P<a>\d{{1,2}})(?:(?P<sep>[/.])(?P<b>\d{{1,2}})(?:(?P=sep)(?P<y>\d{{4}}|\d{{2}}))?"
-    rf"|-(?P<b2>\d{{1,2}})-(?P<y2>\d{{4}}))"
+    rf"|-(?P<b2>\d{{1,2}})-(?P<y2>\d{{4}}))",
+    digits=True,
 )
 def _numeric_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """03/04, 3/4/2024, 21/04/16, 02-02-2020: month first unless date_order says day first."""
@@ -160,7 +164,8 @@ def _numeric_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
 @_rule(
     rf"(?P<y>{lx.YEAR})[/-](?P<m>{lx.MONTH})[/-](?P<d>{lx.DAY_NUMBER})|(?P<d2>{lx.DAY_NUMBER})[/-](?P<m2>{lx.MONTH})"
-    rf"(?:[/-](?P<y2>{lx.YEAR}))?|(?P<m3>{lx.MONTH})/(?P<d3>{lx.DAY_NUMBER})"
+    rf"(?:[/-](?P<y2>{lx.YEAR}))?|(?P<m3>{lx.MONTH})/(?P<d3>{lx.DAY_NUMBER})",
+    when=lx.MONTH_WORDS,
 )
 def _mixed_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """2019/aug/01, 22/Jan/2019, Oct/2."""
@@ -169,7 +174,10 @@ def _mixed_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
     return _yearless_day(m, ctx, month, day, m["y"] or m["y2"])
 
 
-@_rule(rf"(?P<wd>{lx.WEEKDAY})[\s,]+(?:the\s+)?(?P<d>{lx.DAY})(?!\s*(?:/|:|am|pm|{lx.MONTH}))")
+@_rule(
+    rf"(?P<wd>{lx.WEEKDAY})[\s,]+(?:the\s+)?(?P<d>{lx.DAY})(?!\s*(?:/|:|am|pm|{lx.MONTH}))",
+    when=lx.WEEKDAY_WORDS,
+)
 def _weekday_day(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """Monday 21, Thursday the 21st: the nearest month where that day is that weekday."""
     wd, day = lx.WEEKDAYS[m["wd"].rstrip(".")], lx.day_number(m["d"])
@@ -193,7 +201,7 @@ def _weekday_day(m: re.Match[str], ctx: _Context) -> _Hit | None:
     return _hit(m, *_days(min(options, key=lambda d: abs((d - ctx.today).days))), "day", yearless=True)
 
 
-@_rule(r"(?P<y>(?:19|20)\d\d)(?P<mo>0[1-9]|1[0-2])(?P<d>0[1-9]|[12]\d|3[01])")
+@_rule(r"(?P<y>(?:19|20)\d\d)(?P<mo>0[1-9]|1[0-2])(?P<d>0[1-9]|[12]\d|3[01])", digits=True)
 def _compact_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """20161016, as in file names."""
     try:
@@ -203,7 +211,8 @@ def _compact_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
 
 @_rule(
-    r"(?P<a>\d{1,2})[/-](?P<y>\d{4})|(?P<y2>\d{4})\s?/\s?(?P<a2>\d{1,2})|(?P<y3>\d{4})\s?[-.]\s?(?P<a3>0?[1-9]|1[0-2])(?!\d)"
+    r"(?P<a>\d{1,2})[/-](?P<y>\d{4})|(?P<y2>\d{4})\s?/\s?(?P<a2>\d{1,2})|(?P<y3>\d{4})\s?[-.]\s?(?P<a3>0?[1-9]|1[0-2])(?!\d)",
+    digits=True,
 )
 def _numeric_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """3/2015, 2016/11, 2016-11."""
@@ -215,7 +224,8 @@ def _numeric_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
 
 @_rule(
-    rf"(?P<m>{lx.MONTH})(?:,?\s+(?:of\s+|in\s+)?|\s*[-/]\s*)(?P<y>{_ANY_YEAR})|(?P<y2>{lx.YEAR}),?\s+(?P<m2>{lx.MONTH})"
+    rf"(?P<m>{lx.MONTH})(?:,?\s+(?:of\s+|in\s+)?|\s*[-/]\s*)(?P<y>{_ANY_YEAR})|(?P<y2>{lx.YEAR}),?\s+(?P<m2>{lx.MONTH})",
+    when=lx.MONTH_WORDS,
 )
 def _month_year(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """March 2024, Oct 2020, 2016, nov."""
@@ -239,7 +249,8 @@ _MONTH_CUE = (
 
 
 @_rule(
-    rf"(?:(?P<mod>this|last|next|past|coming|previous|the\s+following)\s+|(?P<cue>{_MONTH_CUE})\s+)?(?P<m>{lx.MONTH})"
+    rf"(?:(?P<mod>this|last|next|past|coming|previous|the\s+following)\s+|(?P<cue>{_MONTH_CUE})\s+)?(?P<m>{lx.MONTH})",
+    when=lx.MONTH_WORDS,
 )
 def _month_name(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """in March, last September, next June, since January: a month alone."""
@@ -281,7 +292,8 @@ def _month_name(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
 @_rule(
     rf"(?P<mod>early|mid|late|the\s+(?:beginning|start|middle|end)\s+of|(?:beginning|start|middle|end)\s+of)"
-    rf"[\s-]+(?P<m>{lx.MONTH})(?:,?\s+(?P<y>{lx.YEAR}))?"
+    rf"[\s-]+(?P<m>{lx.MONTH})(?:,?\s+(?P<y>{lx.YEAR}))?",
+    when=lx.MONTH_WORDS,
 )
 def _month_part(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """early March, mid-June 2024, late May, the end of January."""
@@ -293,7 +305,8 @@ def _month_part(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
 @_rule(
     r"(?:the\s+)?(?P<q>q[1-4]|h[12]|(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+(?P<what>quarter|half))"
-    rf"(?:(?:\s+of|,|-)?\s*(?:(?P<y>{lx.YEAR})|(?P<rel>this|next|last)\s+year|(?P<the>the\s+year)))?|(?P<y2>{lx.YEAR})[\s-]*(?P<q2>q[1-4]|h[12])"
+    rf"(?:(?:\s+of|,|-)?\s*(?:(?P<y>{lx.YEAR})|(?P<rel>this|next|last)\s+year|(?P<the>the\s+year)))?|(?P<y2>{lx.YEAR})[\s-]*(?P<q2>q[1-4]|h[12])",
+    when=("q", "h", "quarter", "half"),
 )
 def _quarter(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """Q3 2024, 2019-Q1, the third quarter this year, H2 2016, the first half of 2024."""
@@ -323,7 +336,9 @@ _NOT_A_YEAR_BEFORE = re.compile(
 
 @_rule(
     rf"(?P<pre>in|since|during|of|by|until|till|from|before|after|around|circa|throughout|back\s+in|"
-    rf"the\s+year|year|early|mid|late|between|and|or|to)\s+(?P<y>{_ANY_YEAR})|(?P<y2>(?:19|20)\d\d)(?=\s*[.!?,;)]|\s*$)"
+    rf"the\s+year|year|early|mid|late|between|and|or|to)\s+(?P<y>{_ANY_YEAR})|(?P<y2>(?:19|20)\d\d)(?=\s*[.!?,;)]|\s*$)",
+    when=lx.NUMBER_TOKENS,
+    digits=True,
 )
 def _year_alone(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """in 2022, the year 2011, since two thousand and fifteen, "... 2020" at a clause end."""
@@ -364,7 +379,9 @@ def _year_alone(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
 @_rule(
     r"(?:the\s+)?(?:(?P<c>1[5-9]|20)(?P<d>\d)0\s?'?s|'(?P<d2>\d)0s|(?<=the\s|.in\s)(?P<d3>\d)0\s?'?s"
-    r"|(?<=the\s|.in\s)(?P<w>" + lx._alt(lx.DECADE_WORDS) + r"))"
+    r"|(?<=the\s|.in\s)(?P<w>" + lx._alt(lx.DECADE_WORDS) + r"))",
+    when=lx.DECADE_WORDS,
+    digits=True,
 )
 def _decade(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """the 90s, the 1990s, the '80s, the seventies."""
@@ -382,7 +399,8 @@ def _decade(m: re.Match[str], ctx: _Context) -> _Hit | None:
     rf"(?:the\s+)?(?P<n>first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+(?P<wd>{lx.WEEKDAY_FULL}|week|weekend)"
     rf"\s+(?:of|in)\s+(?:(?:the\s+)?(?P<mod>this|next|last|previous|following)\s+(?P<unit>month|year)|(?:the\s+)?(?P<m>{lx.MONTH})(?:,?\s*(?P<y>{lx.YEAR}))?"
     rf"|(?P<y2>{lx.YEAR}))|(?:the\s+)?(?P<n2>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s+(?P<wd2>{lx.WEEKDAY_FULL})"
-    r"(?!\s+(?:of|in)\b)"
+    r"(?!\s+(?:of|in)\b)",
+    when=("first", "second", "third", "fourth", "fifth", "last", "st", "nd", "rd", "th"),
 )
 def _nth_in(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """the first Monday of June, the last week of July, the first week of 2019, the third week of May."""
@@ -447,7 +465,8 @@ def _nth_of(m: re.Match[str], first: date, end: date, what: str, n: int) -> _Hit
 
 
 @_rule(
-    rf"week\s+(?P<n>[1-9]|[1-4]\d|5[0-3])(?:\s+(?:of\s+)?(?:(?P<y>{lx.YEAR})|(?P<rel>this|next|last)\s+year))?"
+    rf"week\s+(?P<n>[1-9]|[1-4]\d|5[0-3])(?:\s+(?:of\s+)?(?:(?P<y>{lx.YEAR})|(?P<rel>this|next|last)\s+year))?",
+    when=("week",),
 )
 def _week_number(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """week 27, week 10 of 2019, week 27 of last year: ISO weeks."""
@@ -461,7 +480,9 @@ def _week_number(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
 @_rule(
     rf"(?:(?P<mod>this|next|last|the\s+following|following)\s+)?(?P<h>{lx.HOLIDAY})(?:\s+(?P<y>{lx.YEAR}))?"
-    r"(?P<we>\s+weekend)?"
+    r"(?P<we>\s+weekend)?",
+    when=lx.HOLIDAY_WORDS,
+    digits=True,
 )
 def _holiday(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """Christmas, Easter 2024, next Thanksgiving, labor day weekend."""
@@ -499,7 +520,8 @@ def _holiday(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
 
 @_rule(
-    rf"(?:the\s+)?(?P<d>{lx.DAY})(?:\s+day)?\s+of\s+(?:the\s+)?(?P<rel>this|next|last|previous|following)\s+month"
+    rf"(?:the\s+)?(?P<d>{lx.DAY})(?:\s+day)?\s+of\s+(?:the\s+)?(?P<rel>this|next|last|previous|following)\s+month",
+    when=("month",),
 )
 def _day_of_relative_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """the 20th of next month, the 15th day of this month."""
@@ -517,7 +539,9 @@ def _day_of_relative_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
     + "|"
     + lx.ORDINAL_WORD
     + r")(?=\s*(?:[.,!?;)]|$|of\s+(?:this|next|last)\s+month))"
-    r"(?:\s+of\s+(?P<rel>this|next|last)\s+month)?"
+    r"(?:\s+of\s+(?P<rel>this|next|last)\s+month)?",
+    when=lx.NUMBER_TOKENS,
+    digits=True,
 )
 def _day_of_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """on the 21st, for the 27: a day of the current or adjacent month, by tense."""
@@ -551,7 +575,7 @@ def _day_of_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
     return None if chosen is None else _hit(m, *_days(chosen), "day", yearless=True)
 
 
-@_rule(r"(?P<n>1\d|20|21)(?:st|nd|rd|th)\s+century")
+@_rule(r"(?P<n>1\d|20|21)(?:st|nd|rd|th)\s+century", when=("century",))
 def _century(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """the 21st century, 15th century."""
     start = (int(m["n"]) - 1) * 100
@@ -563,7 +587,8 @@ _TO = r"\s*(?:-|–|—|~|to|till|til|until|through|thru|and)\s*"
 
 @_rule(
     rf"(?:(?P<pre>from|between)\s+)?(?:the\s+)?(?P<d1>{lx.DAY}){_TO}(?:the\s+)?(?P<d2>{lx.DAY})(?:\s+of)?\s+"
-    rf"(?:(?P<m>{lx.MONTH})(?:,?\s+(?P<y>{_ANY_YEAR}))?|(?P<rel>this|next|last)\s+month)"
+    rf"(?:(?P<m>{lx.MONTH})(?:,?\s+(?P<y>{_ANY_YEAR}))?|(?P<rel>this|next|last)\s+month)",
+    when=lx.MONTH_WORDS | {"month"},
 )
 def _days_then_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """from 4 to 22 January 1995, between 3 and 12 of Sept, 4 to 23 next month."""
@@ -572,7 +597,8 @@ def _days_then_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
 @_rule(
     rf"(?:(?P<pre>from|between)\s+)?(?P<m>{lx.MONTH})\s+(?:between\s+)?(?:the\s+)?(?P<d1>{lx.DAY})"
-    rf"{_TO}(?:the\s+)?(?P<d2>{lx.DAY})(?:,?\s+(?P<y>{_ANY_YEAR}))?"
+    rf"{_TO}(?:the\s+)?(?P<d2>{lx.DAY})(?:,?\s+(?P<y>{_ANY_YEAR}))?",
+    when=lx.MONTH_WORDS,
 )
 def _month_then_days(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """June 3-5, Sept 3 to 12 2024, November between 19 and 20."""
@@ -600,7 +626,8 @@ def _day_range(m: re.Match[str], ctx: _Context, d1: str, d2: str) -> _Hit | None
 
 
 @_rule(
-    rf"(?:(?P<pre>from|between)\s+)?(?P<y1>{lx.YEAR})\s*(?:-|–|~|to|till|until|through|and)\s*(?P<y2>{lx.YEAR})"
+    rf"(?:(?P<pre>from|between)\s+)?(?P<y1>{lx.YEAR})\s*(?:-|–|~|to|till|until|through|and)\s*(?P<y2>{lx.YEAR})",
+    digits=True,
 )
 def _year_range(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """2014-2018, from 2014 to 2018, between 2014 and 2018."""

@@ -142,8 +142,13 @@ NUMBER_WORDS = _number_words()
 ORDINAL_WORDS = _ordinal_words()
 
 #: A month's name; only an abbreviation takes a dot ("Oct. 2"), so "in March." ends at the name.
-MONTH = "(?:" + _alt(k for k in MONTHS if len(k) > 4 or k in ("may", "june", "july")) + "|" + _alt(
-    k for k in MONTHS if len(k) <= 4 and k not in ("may", "june", "july")) + r"\.?)"
+MONTH = (
+    "(?:"
+    + _alt(k for k in MONTHS if len(k) > 4 or k in ("may", "june", "july"))
+    + "|"
+    + _alt(k for k in MONTHS if len(k) <= 4 and k not in ("may", "june", "july"))
+    + r"\.?)"
+)
 WEEKDAY_FULL = _alt(k for k in WEEKDAYS if k.endswith("day"))
 WEEKDAY = _alt(WEEKDAYS) + r"\.?"
 ORDINAL_WORD = _alt(ORDINAL_WORDS)
@@ -347,3 +352,16 @@ HOLIDAYS: dict[str, Callable[[int], date]] = {
     "boxing day": lambda y: date(y, 12, 26),
 }
 HOLIDAY = _alt(HOLIDAYS)
+
+
+def _tokens(phrases: object) -> frozenset[str]:
+    return frozenset(t for p in phrases for t in re.findall(r"[a-z]+", str(p)))  # type: ignore[attr-defined]
+
+
+# Trigger words: a rule runs on a message only if one of its words is there (see context._Rule).
+MONTH_WORDS = frozenset(MONTHS)
+WEEKDAY_WORDS = frozenset(WEEKDAYS)
+UNIT_WORDS = frozenset(UNITS) | frozenset(u + "s" for u in UNITS)
+HOLIDAY_WORDS = _tokens(HOLIDAYS) - {"s", "day", "of", "eve"}
+NUMBER_TOKENS = _tokens(NUMBER_WORDS) | _tokens(ORDINAL_WORDS) | {"thousand", "hundred"}
+SEASON_WORDS = frozenset(SEASONS)

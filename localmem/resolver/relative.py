@@ -25,7 +25,25 @@ from .context import _Context, _Hit, _hit, _rule
 @_rule(
     r"(?:the\s+)?(?P<w>day\s+before\s+yesterday|day\s+after\s+tomorrow|night\s+before\s+last)"
     r"|(?P<d>today|tonight|tonite|2nite|2night|yesterday|yday|tomorrow|tmrw|tmr|2moro|2morrow"
-    r"|(?:this|last|tomorrow|yesterday)\s+(?:morning|afternoon|evening|night))"
+    r"|(?:this|last|tomorrow|yesterday)\s+(?:morning|afternoon|evening|night))",
+    when=(
+        "today",
+        "tonight",
+        "tonite",
+        "nite",
+        "night",
+        "yesterday",
+        "yday",
+        "tomorrow",
+        "tmrw",
+        "tmr",
+        "moro",
+        "morrow",
+        "morning",
+        "afternoon",
+        "evening",
+        "day",
+    ),
 )
 def _day_word(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """today, yesterday, the day before yesterday, tonight, this morning, last night."""
@@ -78,7 +96,8 @@ _REL = r"(?P<mod>this\s+past|this\s+coming|this|current|last|next|past|coming|up
 @_rule(
     rf"(?:{_REL}\s+)?(?P<wd>{lx.WEEKDAY_FULL}|(?:(?<=last\s)|(?<=next\s)|(?<=this\s)|(?<=on\s)|(?<=off\s)"
     rf"|(?<=by\s)|(?<=until\s)|(?<=till\s))(?:{lx.WEEKDAY})|{lx.WEEKDAY}(?=\s+{lx.PART_OF_DAY}))"
-    rf"(?P<after>\s+after\s+next)?(?:\s+(?:in\s+the\s+)?(?P<part>{lx.PART_OF_DAY}))?"
+    rf"(?P<after>\s+after\s+next)?(?:\s+(?:in\s+the\s+)?(?P<part>{lx.PART_OF_DAY}))?",
+    when=lx.WEEKDAY_WORDS,
 )
 def _weekday(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """Friday, last Friday, next Monday, this past Wednesday, Friday morning."""
@@ -109,7 +128,8 @@ def _weekday(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
 @_rule(
     rf"(?:{_REL}\s+week(?:'s)?\s+(?:on\s+)?(?P<wd>{lx.WEEKDAY})|(?P<wd2>{lx.WEEKDAY})\s+(?:of\s+)?"
-    r"(?P<mod2>this|last|next|previous|the\s+following)\s+week)"
+    r"(?P<mod2>this|last|next|previous|the\s+following)\s+week)",
+    when=lx.WEEKDAY_WORDS,
 )
 def _weekday_of_week(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """next week Tuesday, tuesday of next week, this week Monday."""
@@ -149,7 +169,9 @@ def step_of(mod: str) -> int:
 @_rule(
     rf"(?:the\s+)?{_REL}\s+(?P<unit>week|weekend|fortnight|work\s*week|working\s+week|month|year|calendar\s+year"
     r"|quarter|decade|"
-    r"spring|summer|autumn|fall|winter)"
+    r"spring|summer|autumn|fall|winter)",
+    when=("week", "weekend", "fortnight", "workweek", "working", "work", "month", "year", "quarter", "decade")
+    + tuple(lx.SEASON_WORDS),
 )
 def _this_next_last(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """this week, last weekend, next month, the past year, this summer, last quarter."""
@@ -201,7 +223,8 @@ def _season(m: re.Match[str], ctx: _Context, name: str, step: int | None, year: 
 
 
 @_rule(
-    rf"(?:(?:in|during|over|through)\s+)?(?:the\s+)?(?P<s>spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?(?P<y>{lx.YEAR}))?"
+    rf"(?:(?:in|during|over|through)\s+)?(?:the\s+)?(?P<s>spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?(?P<y>{lx.YEAR}))?",
+    when=lx.SEASON_WORDS,
 )
 def _season_name(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """in the summer, summer 2024, winter of 2023."""
@@ -212,7 +235,7 @@ def _season_name(m: re.Match[str], ctx: _Context) -> _Hit | None:
     return _season(m, ctx, m["s"], None, int(m["y"]) if m["y"] else None)
 
 
-@_rule(r"(?:(?P<lead>over|on|at|during|for)\s+)?(?:the\s+|my\s+|this\s+)?weekend")
+@_rule(r"(?:(?P<lead>over|on|at|during|for)\s+)?(?:the\s+|my\s+|this\s+)?weekend", when=("weekend",))
 def _the_weekend(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """over the weekend, the weekend, my weekend: the nearest weekend in the clause's direction."""
     if "this" in m.group().split() or _COMPOUND_NOUN.match(ctx.text, m.end()):
@@ -224,7 +247,10 @@ def _the_weekend(m: re.Match[str], ctx: _Context) -> _Hit | None:
     return _hit(m, *_weekend(monday), "weekend")
 
 
-@_rule(r"the\s+(?P<unit>week|weekend|month|year)\s+(?P<dir>after|before)\s+(?:the\s+)?(?P<rel>next|last)")
+@_rule(
+    r"the\s+(?P<unit>week|weekend|month|year)\s+(?P<dir>after|before)\s+(?:the\s+)?(?P<rel>next|last)",
+    when=("week", "weekend", "month", "year"),
+)
 def _after_next(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """the week after next, the year before last."""
     step = 2 if m["dir"] == "after" else -2
@@ -297,7 +323,8 @@ def _ceil(at: datetime, precision: str) -> datetime:
 
 @_rule(
     rf"{_DURATION}\s+(?P<dir>ago|back|earlier|before\s+now|later(?!\s+(?:this|today|in\s+the|that))|from\s+now"
-    r"|from\s+today|hence)"
+    r"|from\s+today|hence)",
+    when=("ago", "back", "earlier", "before", "later", "from", "hence"),
 )
 def _ago(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """3 days ago, a few weeks ago, 1 month and 21 days ago, two weeks from now, 3 weeks later."""
@@ -307,14 +334,21 @@ def _ago(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
 _HEDGE = r"(?:about|around|roughly|approximately|approx\.?|like|maybe|almost|nearly|circa|~)"
 _DAYS_PER = {
-    "day": 1, "week": 7, "fortnight": 14, "month": 30.44, "quarter": 91.31, "year": 365.25, "decade": 3652.5,
+    "day": 1,
+    "week": 7,
+    "fortnight": 14,
+    "month": 30.44,
+    "quarter": 91.31,
+    "year": 365.25,
+    "decade": 3652.5,
 }
 
 
 @_rule(
     rf"{_HEDGE}\s+(?P<q>{lx.QUANTITY})\s*(?P<u>{lx.UNIT})\s+ago"
     rf"|(?P<q1>{lx.QUANTITY})\s*(?:or|to|-|–)\s*(?P<q2>{lx.QUANTITY})\s+(?P<u2>{lx.UNIT})\s+ago"
-    rf"|(?P<q3>{lx.QUANTITY})\s+(?P<u3>{lx.UNIT})\s+or\s+(?:so|(?P<q4>{lx.QUANTITY}))\s+ago"
+    rf"|(?P<q3>{lx.QUANTITY})\s+(?P<u3>{lx.UNIT})\s+or\s+(?:so|(?P<q4>{lx.QUANTITY}))\s+ago",
+    when=("ago",),
 )
 def _ago_about(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """about 3 weeks ago, two or three days ago, a week or two ago, a month or so ago: a range, vague."""
@@ -340,7 +374,10 @@ def _ago_about(m: re.Match[str], ctx: _Context) -> _Hit | None:
     return _hit(m, _midnight(far), _midnight(near + _DAY), lx.UNIT_PRECISION[unit], vague=True)
 
 
-@_rule(rf"(?:within|less\s+than)\s+{_DURATION}\s+(?:from|after)\s+(?P<a>today|now|tomorrow|tmrw)")
+@_rule(
+    rf"(?:within|less\s+than)\s+{_DURATION}\s+(?:from|after)\s+(?P<a>today|now|tomorrow|tmrw)",
+    when=("within", "less"),
+)
 def _within_from(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """within 2 weeks from today, less than 3 days after tomorrow: the days up to that point."""
     first = ctx.today + (_DAY if m["a"].startswith("t") and m["a"] != "today" else timedelta(0))
@@ -350,7 +387,10 @@ def _within_from(m: re.Match[str], ctx: _Context) -> _Hit | None:
     return _hit(m, _midnight(first), end.start, "day", kind="range")
 
 
-@_rule(rf"in\s+(?:(?:about|around|roughly|like|maybe|just)\s+)?{_DURATION}(?!\s+(?:time|of|from|since))")
+@_rule(
+    rf"in\s+(?:(?:about|around|roughly|like|maybe|just)\s+)?{_DURATION}(?!\s+(?:time|of|from|since))",
+    when=lx.UNIT_WORDS,
+)
 def _in_duration(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """in 2 weeks, in a couple of days: a future moment, unless it is a duration ("in 58 minutes")."""
     unit = _amount(m.group())[0][0]
@@ -371,7 +411,8 @@ def _in_duration(m: re.Match[str], ctx: _Context) -> _Hit | None:
 @_rule(
     rf"(?:(?:with)?in\s+)?(?:the\s+)?(?P<dir>next|past|last|previous|coming|following|upcoming)\s+{_QTY_UNIT}"
     rf"|(?P<q2>{lx.QUANTITY})\s+(?P<dir2>next|upcoming|coming|past|previous)\s+(?P<u2>{lx.UNIT[:-2]}s)"
-    rf"|within\s+(?:the\s+)?(?P<dir3>next\s+)?{_qty_unit('3')}"
+    rf"|within\s+(?:the\s+)?(?P<dir3>next\s+)?{_qty_unit('3')}",
+    when=lx.UNIT_WORDS,
 )
 def _rolling(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """the past 3 days, next 2 weeks, the last 3 months, within 9 months, 5 upcoming years."""
@@ -401,7 +442,8 @@ def _rolling(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
 @_rule(
     r"(?P<w>the\s+other\s+day|(?:just\s+)?recently|lately|not\s+(?:so\s+)?long\s+ago|a\s+while\s+(?:ago|back)"
-    r"|some\s+time\s+ago|a\s+long\s+time\s+ago|ages\s+ago)"
+    r"|some\s+time\s+ago|a\s+long\s+time\s+ago|ages\s+ago)",
+    when=("other", "recently", "lately", "long", "while", "time", "ages"),
 )
 def _vague(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """the other day, recently, lately, a while ago: wide, coarse, flagged vague."""
@@ -422,7 +464,8 @@ def _vague(m: re.Match[str], ctx: _Context) -> _Hit | None:
     r"(?P<mod>earlier|later)\s+(?:this|in\s+the)\s+(?P<unit>week|month|year)"
     r"|(?:the\s+)?(?:(?:rest|remainder)\s+of\s+(?:the\s+|this\s+|my\s+)?|remaining\s+(?:of\s+)?(?:the\s+|this\s+|my\s+)"
     r"|rest\s+this\s+)(?P<rest>week|month|year)"
-    r"|(?P<mod2>earlier|later)\s+today"
+    r"|(?P<mod2>earlier|later)\s+today",
+    when=("earlier", "later", "rest", "remaining", "remainder"),
 )
 def _earlier_later(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """earlier this month, later this week, later in the year, the rest of the week, later today."""
@@ -449,7 +492,8 @@ def _earlier_later(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
 @_rule(
     r"(?P<mod>early|mid|late|the\s+(?:beginning|start|middle|end)\s+of|(?:beginning|start|middle|end)\s+of)"
-    r"[\s-]+(?:(?:the\s+)?(?P<rel>this|next|last)\s+|the\s+)?(?P<unit>week|month|year)"
+    r"[\s-]+(?:(?:the\s+)?(?P<rel>this|next|last)\s+|the\s+)?(?P<unit>week|month|year)",
+    when=("early", "mid", "late", "beginning", "start", "middle", "end"),
 )
 def _unit_part(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """early next week, the end of this month, late last year, by the end of the week."""
@@ -472,7 +516,11 @@ _CLOCK = (
 _CLOCK_RANGE_BEFORE = re.compile(r"\d(?::\d\d)?\s*(?:[ap]\.?m\.?)?\s*(?:-|–|to|and|until|till)\s*$")
 
 
-@_rule(rf"(?P<cue>(?:at|around|by|from|until|till|before|after|since|between|@)\s*)?{_CLOCK}")
+@_rule(
+    rf"(?P<cue>(?:at|around|by|from|until|till|before|after|since|between|@)\s*)?{_CLOCK}",
+    when=("noon", "midday", "midnight"),
+    digits=True,
+)
 def _clock_time(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """at 7pm, 19:30, at noon: today's, or the nearest one in the clause's direction."""
     if not (m["cue"] or m["ap"]) and not _CLOCK_RANGE_BEFORE.search(
@@ -499,7 +547,7 @@ def _clock_parts(m: re.Match[str]) -> tuple[int, int, str]:
     return hour, int(m["mi"] or 0), "minute" if m["mi"] else "hour"
 
 
-@_rule(r"(?P<u>year|month)[\s-]to[\s-]date|ytd")
+@_rule(r"(?P<u>year|month)[\s-]to[\s-]date|ytd", when=("date", "ytd"))
 def _to_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """year to date, month to date."""
     t = ctx.today
@@ -507,7 +555,7 @@ def _to_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
     return _hit(m, _midnight(first), _midnight(t + _DAY), "day", kind="range")
 
 
-@_rule(r"(?P<w>now|right\s+now|the\s+present|current\s+date|present)")
+@_rule(r"(?P<w>now|right\s+now|the\s+present|current\s+date|present)", when=("now", "present", "current"))
 def _now(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """now, only as the end of a range ("between Jan 22 and now")."""
     return _hit(m, ctx.now, ctx.now, "instant", standalone=False)

@@ -259,7 +259,9 @@ class Workload:
         rev = self.call(self.store.add, self.sentence(), user_id=user.user_id, kind=kind,
                         **kwargs)
         self._new_memory(user, rev)
-        user.heads.add(rev.memory_id)
+        if rev.valid_from is None or rev.valid_from <= self.clock():
+            # "... tomorrow" made a fact that starts later: nothing can supersede it yet.
+            user.heads.add(rev.memory_id)
         self.counts["assert"] += 1
         return 1
 

@@ -23,6 +23,7 @@ from .errors import (
     UnknownZoneError,
 )
 from .interval import PRECISIONS, ValidTime
+from .resolver import TimeMention, find_times
 from .revision import Change, Erasure, Revision, Snapshot
 from .store import UNSET, Check, DoctorReport, Store, StoreInfo, open
 
@@ -39,6 +40,8 @@ __all__ = [
     "Check",
     "ValidTime",
     "PRECISIONS",
+    "find_times",
+    "TimeMention",
     "Clock",
     "TimeInput",
     "system_clock",

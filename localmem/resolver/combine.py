@@ -7,7 +7,7 @@ from datetime import date, timedelta
 
 from . import lexicon as lx
 from .calendar import _DAY, _RANK, _add_months, _days, _midnight, _month, _week_start, _years_later
-from .context import _RULES, _Context, _Hit
+from .context import _Context, _Hit, rules_for
 from .relative import _CLOCK, _DURATION, _clock_parts, _counted
 
 _WORD = re.compile(r"[a-z]+")
@@ -18,9 +18,7 @@ def _scan(ctx: _Context) -> list[_Hit]:
     found: list[_Hit] = []
     words = set(_WORD.findall(ctx.text))
     has_digit = _DIGIT.search(ctx.text) is not None
-    for rule in _RULES:
-        if not rule.applies(words, has_digit):
-            continue
+    for rule in rules_for(words, has_digit):
         pattern, handler = rule.pattern, rule.handler
         for m in pattern.finditer(ctx.text):
             try:

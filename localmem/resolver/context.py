@@ -69,8 +69,14 @@ class _Context:
         self.tz = tz
         self.date_order = date_order
         self.southern = tz.key.startswith(lx.SOUTHERN_PREFIXES)
-        self._clauses = [m.end() for m in _CLAUSE_BREAK.finditer(text)]
+        self._clause_ends: list[int] | None = None  # found on the first tense question
         self._tenses: dict[int, str | None] = {}
+
+    @property
+    def _clauses(self) -> list[int]:
+        if self._clause_ends is None:
+            self._clause_ends = [m.end() for m in _CLAUSE_BREAK.finditer(self.text)]
+        return self._clause_ends
 
     def tense(self, pos: int) -> str | None:
         """'past', 'future' or None for the clause around ``pos``: the nearest marker wins."""
@@ -141,11 +147,18 @@ class _Rule:
     when: frozenset[str]
     digits: bool
 
-    def applies(self, words: set[str], has_digit: bool) -> bool:
-        return (self.digits and has_digit) or not self.when.isdisjoint(words)
-
 
 _RULES: list[_Rule] = []
+_BY_WORD: dict[str, list[int]] = {}  # trigger word -> the rules (by index) it wakes
+_BY_DIGIT: list[int] = []
+
+
+def rules_for(words: set[str], has_digit: bool) -> list[_Rule]:
+    """The rules a message with these words (and maybe digits) can match, in registration order."""
+    picked: set[int] = set(_BY_DIGIT) if has_digit else set()
+    for word in words:
+        picked.update(_BY_WORD.get(word, ()))
+    return [_RULES[i] for i in sorted(picked)]
 
 
 _B = r"(?<![\w/.:])"  # a phrase starts at a word edge, not inside a number or a path
@@ -159,7 +172,12 @@ def _rule(pattern: str, *, when: Iterable[str] = (), digits: bool = False) -> Ca
     (or a digit, with ``digits``): a set lookup that spares most rules on most messages."""
 
     def register(fn: _Handler) -> _Handler:
+        index = len(_RULES)
         _RULES.append(_Rule(re.compile(_B + pattern + _E), fn, frozenset(when), digits))
+        for word in frozenset(when):
+            _BY_WORD.setdefault(word, []).append(index)
+        if digits:
+            _BY_DIGIT.append(index)
         return fn
 
     return register

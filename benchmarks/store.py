@@ -177,8 +177,10 @@ class Workload:
         (1.00, "retract"),
     )
 
-    def __init__(self, store: localmem.Store, clock: FrozenClock, users: int, seed: int) -> None:
+    def __init__(self, store: localmem.Store, clock: FrozenClock, users: int, seed: int,
+                 resolve: bool = True) -> None:
         self.store = store
+        self.resolve = resolve  # read time phrases on add (the default), or not
         self.clock = clock
         self.rng = random.Random(seed)
         self.users = [User(f"user-{i:06d}", self.rng.choice(ZONES)) for i in range(users)]
@@ -257,7 +259,7 @@ class Workload:
             kwargs["value"] = {"amount": round(rng.uniform(1, 500), 2), "currency": "EUR"}
         kind = rng.choice(("fact", "fact", "preference", "event"))
         rev = self.call(self.store.add, self.sentence(), user_id=user.user_id, kind=kind,
-                        **kwargs)
+                        resolve=self.resolve, **kwargs)
         self._new_memory(user, rev)
         if rev.valid_from is None or rev.valid_from <= self.clock():
             # "... tomorrow" made a fact that starts later: nothing can supersede it yet.
@@ -273,6 +275,7 @@ class Workload:
         if not user.has_memories:
             kwargs["tz"] = user.tz
         rev = self.call(self.store.add, template.format(choice), user_id=user.user_id, key=key,
+                        resolve=self.resolve,
                         **kwargs)
         self._new_memory(user, rev)
         self.key_of[rev.memory_id] = key
@@ -677,6 +680,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="revisions to write (default 100000)")
     parser.add_argument("--db", help="store file to create (default: a temporary file)")
     parser.add_argument("--seed", type=int, default=0, help="workload seed (default 0)")
+    parser.add_argument("--no-resolve", action="store_true",
+                        help="add without reading time phrases, to see what reading them costs")
     parser.add_argument("--batch", type=int, default=1_000,
                         help="revisions per write transaction (default 1000)")
     parser.add_argument("--samples", type=int, default=2_000,
@@ -701,7 +706,8 @@ def main(argv: list[str] | None = None) -> int:
     clock = FrozenClock(_START)
     store = localmem.open(args.db, clock=clock)
     raw = RawMirror(os.path.join(tmp.name, "raw.db"), schema)
-    w = Workload(store, clock, users=max(1, args.revisions // 200), seed=args.seed)
+    w = Workload(store, clock, users=max(1, args.revisions // 200), seed=args.seed,
+                 resolve=not args.no_resolve)
     stops = sorted({c for c in CHECKPOINTS if c <= args.revisions} | {args.revisions})
 
     segments: list[Segment] = []

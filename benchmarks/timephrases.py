@@ -25,7 +25,8 @@ candidate. ``sent_at`` is the row's naive datetime with the ``--tz`` zone
 (default UTC) attached. An open end ("since January", end None) becomes the
 later of start + 1 day and sent_at: the interval runs up to the moment of
 writing. An open start ("until Friday", start None) becomes sent_at. A mention
-with neither bound is dropped. dateparser is optional (``pip install -e
+with neither bound is dropped. ``--ranges exclusive`` scores "from X to Y" the
+dev set's way, without Y's last day, month or year (ours include it). dateparser is optional (``pip install -e
 '.[bench]'``); without it its column reads n/a.
 
 ``--show-misses N`` prints N dev rows without an exact localmem match, spread
@@ -42,6 +43,7 @@ import importlib.metadata
 import importlib.util
 import json
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -114,7 +116,19 @@ def find_times_function() -> Callable[..., list[Any]]:
     return find_times
 
 
-def candidate(mention: Any, sent_at: datetime) -> Candidate | None:
+_CONNECTOR = re.compile(r"\s(?:to|till|til|until|through|thru|and)\s|[-~–]", re.IGNORECASE)
+
+
+def _drop_last_unit(end: datetime, precision: str) -> datetime:
+    """The end of a range without its last named day, month or year (the dev set's convention)."""
+    if precision == "month":
+        return end.replace(year=end.year - (end.month == 1), month=(end.month - 2) % 12 + 1)
+    if precision in ("year", "decade"):
+        return end.replace(year=end.year - 1)
+    return end - ONE_DAY
+
+
+def candidate(mention: Any, sent_at: datetime, exclusive_ranges: bool = False) -> Candidate | None:
     """A TimeMention as a scorer candidate; open bounds closed as the module docstring says."""
     start, end = mention.start, mention.end
     if start is None and end is None:
@@ -123,16 +137,21 @@ def candidate(mention: Any, sent_at: datetime) -> Candidate | None:
         start = sent_at
     if end is None:
         end = max(start + ONE_DAY, sent_at)
+    elif exclusive_ranges and mention.kind == "range" and _CONNECTOR.search(mention.phrase) \
+            and "to date" not in mention.phrase.lower():
+        shorter = _drop_last_unit(end, str(mention.precision))
+        end = shorter if shorter > start else end
     return start, end, str(mention.precision)
 
 
-def localmem_call(tz: ZoneInfo) -> Call:
+def localmem_call(tz: ZoneInfo, exclusive_ranges: bool = False) -> Call:
     find_times = find_times_function()
 
     def call(text: str, sent_at: datetime) -> tuple[list[Any], list[Candidate]]:
         sent = sent_at.replace(tzinfo=tz)
         mentions = find_times(text, sent_at=sent, tz=tz)
-        return mentions, [c for m in mentions if (c := candidate(m, sent)) is not None]
+        cands = [c for m in mentions if (c := candidate(m, sent, exclusive_ranges)) is not None]
+        return mentions, cands
 
     return call
 
@@ -327,6 +346,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--tz", default="UTC", help="IANA zone attached to sent_at (default UTC)")
     parser.add_argument("--show-misses", type=int, default=0, metavar="N",
                         help="print N dev rows without an exact localmem match")
+    parser.add_argument("--ranges", choices=("inclusive", "exclusive"), default="inclusive",
+                        help="score localmem's ranges as they are (inclusive: 'from July to September' "
+                             "ends October 1st), or cut to the dev set's convention that drops the last "
+                             "named unit, to see how much of the gap is that convention")
     parser.add_argument("--fp", action="store_true",
                         help="print every phrase-free message where localmem found a mention")
     parser.add_argument("--repeat", type=int, default=3,
@@ -358,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     free_sent = [FREE_SENT_AT] * len(free)
     na = dateparser_missing(args.skip_dateparser)
 
-    calls: dict[str, Call] = {"localmem": localmem_call(tz)}
+    calls: dict[str, Call] = {"localmem": localmem_call(tz, args.ranges == "exclusive")}
     if not na:
         calls["dateparser"] = dateparser_call(scorer)
     dev_runs: dict[str, Run] = {}
@@ -392,7 +415,8 @@ def main(argv: list[str] | None = None) -> int:
         print_fp(free, free_runs["localmem"])
     print()
     print(json.dumps({"benchmark": "localmem.timephrases", "commit": git_commit(), "tz": args.tz,
-                      "data": os.fspath(args.data), "accuracy": acc, "false_positives": fps,
+                      "ranges": args.ranges, "data": os.fspath(args.data), "accuracy": acc,
+                      "false_positives": fps,
                       "messages_per_s": {k: round(v, 1) for k, v in rates.items()}}))
     return 0
 

@@ -540,7 +540,7 @@ class Store(Reads):
             check_precision(precision)
         if tz is not None:
             zone(tz)
-        encode_json(source, "source")
+        _encoded(value, attributes, source)  # refuse bad JSON before the write begins
         if not isinstance(resolve, bool):
             raise InvalidInputError(f"resolve={resolve!r} is not a bool")
         with self._write() as now:
@@ -809,7 +809,9 @@ class Store(Reads):
         optional_text(reason, "reason")
         if precision is not None:
             check_precision(precision)
-        encode_json(source, "source")
+        _encoded(value, attributes, source)  # refuse bad JSON before the write begins
+        if not isinstance(resolve, bool):
+            raise InvalidInputError(f"resolve={resolve!r} is not a bool")
         with self._write() as now:
             old = self._state(memory_id)
             z = zone(old.tz)

@@ -223,3 +223,13 @@ def test_an_unknown_zone_refuses_the_import(store: localmem.Store) -> None:
     with pytest.raises(localmem.UnknownZoneError, match="Mars/Olympus"):
         store.add_messages(CHAT, "sam", "Mars/Olympus")
     assert store.info().revisions == 0
+
+
+def test_bad_json_in_a_batch_is_refused_before_the_write_and_the_batch_goes_on(store: localmem.Store) -> None:
+    with store.batch():
+        with pytest.raises(localmem.InvalidInputError, match="attributes"):
+            store.add(SAM_10K, user_id="sam", observed_at=SENT_10K, attributes={1: "x"})
+        with pytest.raises(localmem.InvalidInputError, match="resolve"):
+            store.add(SAM_10K, user_id="sam", observed_at=SENT_10K, resolve="yes")  # type: ignore[arg-type]
+        store.add(SAM_10K, user_id="sam", observed_at=SENT_10K, tz="UTC")
+    assert store.info().revisions == 1

@@ -1,8 +1,9 @@
-"""Bulk import of a conversation: one memory per message, each read at its own send time.
+"""Messages as memories: what a message says about time, and bulk import of a conversation.
 
-An app importing two years of chats must resolve "yesterday" against the day
-each message was sent, never against the day of the import; so every message
-carries its ``sent_at`` and nothing here falls back to the clock.
+A message's time phrases mean something only against the instant it was sent:
+:func:`read_times` resolves them for one write, and :func:`import_messages`
+reads a whole conversation, each message at its own ``sent_at``, never against
+the day of the import; nothing here falls back to the clock.
 """
 
 from __future__ import annotations

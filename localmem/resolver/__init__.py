@@ -70,7 +70,7 @@ from zoneinfo import ZoneInfo
 from ..clock import UTC_ZONE, zone
 from ..errors import InvalidInputError, NaiveDatetimeError
 from . import dates, relative  # noqa: F401  (registers their rules)
-from .combine import _combine, _scan
+from .combine import _combine, _scan, candidate_rules
 from .context import _Context
 from .render import _render
 
@@ -157,9 +157,13 @@ def find_times(
     if date_order not in DATE_ORDERS:
         raise InvalidInputError(f"date_order={date_order!r} is not known: expected one of {DATE_ORDERS}")
     z = zone(tz)
-    ctx = _Context(_fold_case(text), sent_at.astimezone(z).replace(tzinfo=None), z, date_order)
+    low = _fold_case(text)
+    rules = candidate_rules(low)
+    if not rules:  # no word in the message could start a time phrase
+        return []
+    ctx = _Context(low, sent_at.astimezone(z).replace(tzinfo=None), z, date_order)
     mentions = []
-    for h in _combine(ctx, _scan(ctx)):
+    for h in _combine(ctx, _scan(ctx, rules)):
         if not h.standalone:
             continue
         try:

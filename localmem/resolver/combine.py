@@ -7,18 +7,21 @@ from datetime import date, timedelta
 
 from . import lexicon as lx
 from .calendar import _DAY, _RANK, _add_months, _days, _midnight, _month, _week_start, _years_later
-from .context import _Context, _Hit, rules_for
+from .context import _Context, _Hit, _Rule, rules_for
 from .relative import _CLOCK, _DURATION, _clock_parts, _counted
 
 _WORD = re.compile(r"[a-z]+")
 _DIGIT = re.compile(r"\d")
 
 
-def _scan(ctx: _Context) -> list[_Hit]:
+def candidate_rules(text: str) -> list[_Rule]:
+    """The rules worth running on ``text`` (lower-cased): those its words or digits can wake."""
+    return rules_for(set(_WORD.findall(text)), _DIGIT.search(text) is not None)
+
+
+def _scan(ctx: _Context, rules: list[_Rule]) -> list[_Hit]:
     found: list[_Hit] = []
-    words = set(_WORD.findall(ctx.text))
-    has_digit = _DIGIT.search(ctx.text) is not None
-    for rule in rules_for(words, has_digit):
+    for rule in rules:
         pattern, handler = rule.pattern, rule.handler
         for m in pattern.finditer(ctx.text):
             try:
@@ -173,6 +176,11 @@ def _refine(ctx: _Context, h: _Hit) -> None:
     """Leading and trailing words that change an atom: since, until, the day after, 3 weeks before, at 7pm."""
     text = ctx.text
     window = max(0, h.lo - 40)
+    before = text[window : h.lo]  # cheap word checks spare most of the lead patterns below
+
+    def near(*words: str) -> bool:
+        return any(w in before for w in words)
+
     if h.kind == "point" and h.start is not None and h.end is not None:
         if h.precision == "day" and h.end - h.start == _DAY:
             m = _PART_AFTER.match(text, h.hi)
@@ -182,7 +190,11 @@ def _refine(ctx: _Context, h: _Hit) -> None:
                 h.precision, h.hi = "part_of_day", m.end()
             else:
                 m = _CLOCK_AFTER.match(text, h.hi)
-                mb = _CLOCK_BEFORE.search(text, window, h.lo)
+                mb = (
+                    _CLOCK_BEFORE.search(text, window, h.lo)
+                    if _DIGIT.search(before) or near("noon", "midday", "midnight")
+                    else None
+                )
                 if m or mb:
                     hour, minute, precision = _clock_parts(m or mb)  # type: ignore[arg-type]
                     h.start = h.start + timedelta(hours=hour, minutes=minute)
@@ -192,38 +204,50 @@ def _refine(ctx: _Context, h: _Hit) -> None:
                         h.hi = m.end()
                     else:
                         h.lo = mb.start()  # type: ignore[union-attr]
-        m = _WEEK_OF.search(text, window, h.lo)
+        m = _WEEK_OF.search(text, window, h.lo) if near("week", "w/c") else None
         if m and h.precision == "day":
             h.end, h.precision, h.lo = h.start + timedelta(days=7), "week", m.start()
             return
-        m = _SPAN_FROM.search(text, window, h.lo)
+        m = _SPAN_FROM.search(text, window, h.lo) if near("from", "starting", "beginning", "as of") else None
         if m and (m["for"] or m["how"] != "from"):
             moved = _counted(m, ctx, h.start, 1, m.group())
             if moved is not None and moved.start is not None:
                 h.end, h.kind, h.lo = _midnight(moved.start.date()), "range", m.start()
                 h.precision = "day"
                 return
-        m = _COUNT_AROUND.search(text, window, h.lo)
+        m = (
+            _COUNT_AROUND.search(text, window, h.lo)
+            if near("before", "after", "from", "since", "prior")
+            else None
+        )
         if m:
             sign = -1 if m["dir"] in ("before", "prior to") else 1
-            moved = _counted(m, ctx, h.start if sign > 0 or True else h.end, sign, m.group())
+            moved = _counted(m, ctx, h.start, sign, m.group())
             if moved is not None:
                 h.start, h.end, h.precision, h.vague = moved.start, moved.end, moved.precision, moved.vague
                 h.lo = m.start()
                 return
-        m = _UNIT_AROUND.search(text, window, h.lo)
+        m = _UNIT_AROUND.search(text, window, h.lo) if near("before", "after", "following", "prior") else None
         if m:
             _adjacent(h, m["u"], -1 if m["dir"] in ("before", "prior to") else 1)
             h.lo = m.start()
             return
     if h.kind in ("point", "range") and h.start is not None:
-        m = _UNTIL_LEAD.search(text, window, h.lo)
+        m = (
+            _UNTIL_LEAD.search(text, window, h.lo)
+            if near("til", "up to", "through", "thru", "by", "before")
+            else None
+        )
         if m and h.standalone:
             inclusive = m["w"] in ("through", "thru", "by")
             h.end = h.end if inclusive else h.start
             h.start, h.kind, h.lo = None, "until", m.start()
             return
-        m = _SINCE_LEAD.search(text, window, h.lo)
+        m = (
+            _SINCE_LEAD.search(text, window, h.lo)
+            if near("since", "start", "beginning", "as of", "after")
+            else None
+        )
         if m and h.kind == "point":
             if m.group().startswith("after"):
                 h.start = h.end

@@ -8,8 +8,9 @@ an alternation never stops at a prefix ("sept" before "sep").
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import date, timedelta
+from typing import Any
 
 MONTHS = {
     "january": 1,
@@ -114,8 +115,38 @@ _ORD_ONES = {
 _ORD_TENS = {"twentieth": 20, "thirtieth": 30}
 
 
-def _alt(words: object) -> str:
-    return "(?:" + "|".join(sorted(map(re.escape, words), key=len, reverse=True)) + ")"  # type: ignore[call-overload]
+def _alt(words: Iterable[str]) -> str:
+    """A regex matching any of ``words``, longest first, factored into a trie.
+
+    Python's ``re`` tries the branches of an alternation one by one at every
+    position; sharing prefixes ("t(?:wo|hree|en)") lets it drop most of them
+    on the first character, which made the phrase rules several times faster.
+    """
+    trie: dict[str, Any] = {}
+    for word in set(words):
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+    return "(?:" + _emit(trie) + ")"
+
+
+def _emit(node: dict[str, Any]) -> str:
+    """The alternation of a trie node's branches, each a run of letters and its own tail."""
+    branches = []
+    for ch, child in sorted(node.items()):
+        if not ch:
+            continue
+        label = ch
+        while len(child) == 1 and "" not in child:  # a run with no word ending inside it
+            ((nxt, child),) = child.items()
+            label += nxt
+        tail = ""
+        if any(child):
+            inner = _emit({k: v for k, v in child.items() if k})
+            tail = f"(?:{inner})?" if "" in child else inner
+        branches.append(re.escape(label) + tail)
+    return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
 
 
 def _number_words() -> dict[str, int]:

@@ -412,7 +412,7 @@ def _in_duration(m: re.Match[str], ctx: _Context) -> _Hit | None:
     rf"(?:(?:with)?in\s+)?(?:the\s+)?(?P<dir>next|past|last|previous|coming|following|upcoming)\s+{_QTY_UNIT}"
     rf"|(?P<q2>{lx.QUANTITY})\s+(?P<dir2>next|upcoming|coming|past|previous)\s+(?P<u2>{lx.UNIT[:-2]}s)"
     rf"|within\s+(?:the\s+)?(?P<dir3>next\s+)?{_qty_unit('3')}",
-    when=lx.UNIT_WORDS,
+    when=("next", "past", "last", "previous", "coming", "following", "upcoming", "within"),
 )
 def _rolling(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """the past 3 days, next 2 weeks, the last 3 months, within 9 months, 5 upcoming years."""

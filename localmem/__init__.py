@@ -22,6 +22,7 @@ from .errors import (
     StorageError,
     UnknownZoneError,
 )
+from .filters import InvalidFilterError
 from .interval import PRECISIONS, ValidTime
 from .resolver import TimeMention, find_times
 from .revision import Change, Erasure, Revision, Snapshot
@@ -47,6 +48,7 @@ __all__ = [
     "system_clock",
     "LocalmemError",
     "InvalidInputError",
+    "InvalidFilterError",
     "NaiveDatetimeError",
     "InvalidTimeError",
     "InvalidIntervalError",

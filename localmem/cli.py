@@ -299,9 +299,20 @@ def cmd_read(store: Store, args: argparse.Namespace) -> None:
     revs = store.read(
         args.user, **_axes(args), current_only=not args.history,
         include_expired=args.include_expired, include_retracted=args.include_retracted,
-        kind=args.kind, key=args.key,
+        kind=args.kind, key=args.key, filters=_filter_arg(args.filter),
     )
     _print_revisions(revs, args.json)
+
+
+def _filter_arg(text: str | None) -> Any:
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(
+            f"--filter {text!r:.80} is not JSON ({exc.msg} at column {exc.colno})"
+        ) from exc
 
 
 def cmd_history(store: Store, args: argparse.Namespace) -> None:
@@ -486,6 +497,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--include-retracted", action="store_true")
     p.add_argument("--kind")
     p.add_argument("--key")
+    p.add_argument("--filter", metavar="JSON",
+                   help='a filter tree, e.g. \'{"valid_time": {"gte": "2025-06-01", "lt": "2025-07-01"}}\'')
     p.set_defaults(func=cmd_read)
 
     p = command("history", "every change to one memory")

@@ -72,11 +72,13 @@ def read_as_of(
     include_retracted: bool,
     kind: str | None = None,
     key: str | None = None,
+    extra: tuple[str, dict[str, object]] | None = None,
 ) -> Query:
     """A user's memories as known at ``known``.
 
     ``current_only`` keeps those valid at ``valid``; expired (at ``valid``) and
     retracted ones are dropped unless asked for; erased ones never appear.
+    ``extra`` is one more condition with its own named parameters (a compiled filter).
     """
     where = ["r.user_id = :user_id", "r.recorded_at <= :known", _IS_LATEST, "e.memory_id IS NULL"]
     params: dict[str, object] = {"user_id": user_id, "known": known}
@@ -94,6 +96,9 @@ def read_as_of(
     if key is not None:
         where.append("m.key = :key")
         params["key"] = key
+    if extra is not None:
+        where.append(f"({extra[0]})")
+        params.update(extra[1])
     sql = f"""SELECT {REVISION_COLUMNS} {_FROM}
 WHERE {" AND ".join(where)}
 ORDER BY r.valid_from, r.recorded_at, r.seq"""

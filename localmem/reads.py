@@ -7,8 +7,9 @@ what a current-only read hides are in :mod:`localmem.store`'s docstring.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 import apsw
@@ -17,6 +18,7 @@ from . import queries
 from ._db import map_errors
 from .clock import UTC_ZONE, TimeInput, from_micros, is_date_form, to_micros, zone
 from .errors import NotFoundError
+from .filters import compile_filter
 from .inputs import check_text, optional_text
 from .revision import Change, Erasure, Revision, Snapshot, changes, revision_from_row
 
@@ -93,6 +95,7 @@ class Reads:
         include_retracted: bool = False,
         kind: str | None = None,
         key: str | None = None,
+        filters: Mapping[str, Any] | None = None,
     ) -> list[Revision]:
         """A user's memories as known at known_at.
 
@@ -102,20 +105,26 @@ class Reads:
             include_expired: keep memories expired at valid_at (flagged).
             include_retracted: keep retracted memories (flagged).
             kind, key: keep only this kind / key.
+            filters: a filter tree (see :mod:`localmem.filters`), dates in the
+                user's zone; it narrows the read, never widens it.
 
         Returns:
             Each memory's newest revision at known_at, ordered by valid_from.
             Erased memories never appear.
+
+        Raises:
+            InvalidFilterError: a malformed filter tree (the message says where).
         """
         check_text(user_id, "user_id")
         optional_text(kind, "kind")
         optional_text(key, "key")
         z = self._zone_for(None, user_id)
         known, valid = self._axes(as_of, known_at, valid_at, z)
+        compiled = None if filters is None else compile_filter(filters, tz=z)
         q = queries.read_as_of(
             user_id, known=known, valid=valid, current_only=current_only,
             include_expired=include_expired, include_retracted=include_retracted,
-            kind=kind, key=key,
+            kind=kind, key=key, extra=None if compiled is None else (compiled.sql, compiled.params),
         )
         with map_errors():
             return [revision_from_row(row, valid) for row in self._conn.execute(q.sql, q.params)]

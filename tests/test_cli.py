@@ -363,3 +363,23 @@ def test_import_refuses_a_bad_file_and_writes_nothing(
     code, out, err = cli("import", str(chat), "--user", "sam")
     assert (code, out) == (1, "") and says in err
     assert cli.json("info")["revisions"] == 0
+
+
+def test_read_filter_finds_the_imported_run_by_either_clock(cli: CLI) -> None:
+    cli.json("add", "I ran my first 10K last weekend", "--user", "sam",
+             "--observed-at", "2025-06-16T12:00:00Z", "--tz", "UTC", now="2026-11-29T10:00:00Z")
+    june = '{"valid_time": {"gte": "2025-06-01", "lt": "2025-07-01"}}'
+    assert len(cli.json("read", "--user", "sam", "--history", "--filter", june)) == 1
+    assert len(cli.json("read", "--user", "sam", "--history", "--filter", '{"observed_at": "2025-06"}')) == 1
+    assert cli.json("read", "--user", "sam", "--history", "--filter", '{"observed_at": "2025-07"}') == []
+
+
+@pytest.mark.parametrize(
+    ("tree", "says"),
+    [("{not json", "--filter '{not json' is not JSON"),
+     ('{"colour": "red"}', "filters.colour: unknown field")],
+    ids=["not-json", "unknown-field"],
+)
+def test_read_filter_errors_are_one_line(cli: CLI, tree: str, says: str) -> None:
+    code, out, err = cli("read", "--user", "sam", "--filter", tree)
+    assert (code, out) == (1, "") and says in err and err.count("\n") == 1

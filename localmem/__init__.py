@@ -26,6 +26,7 @@ from .filters import InvalidFilterError
 from .interval import PRECISIONS, ValidTime
 from .resolver import TimeMention, find_times
 from .revision import Change, Erasure, Revision, Snapshot
+from .search import Hit
 from .store import UNSET, Check, DoctorReport, Store, StoreInfo, open
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "Store",
     "UNSET",
     "Revision",
+    "Hit",
     "Change",
     "Snapshot",
     "Erasure",

@@ -315,6 +315,28 @@ def _filter_arg(text: str | None) -> Any:
         ) from exc
 
 
+def cmd_search(store: Store, args: argparse.Namespace) -> None:
+    hits = store.search(
+        args.query, user_id=args.user, **_axes(args), filters=_filter_arg(args.filter),
+        current_only=not args.history, include_expired=args.include_expired, limit=args.limit,
+    )
+    if args.json:
+        print(json.dumps([{
+            "score": h.score, "text_score": h.text, "time_score": h.time, "bm25": h.bm25,
+            "revision": h.revision.to_dict(),
+        } for h in hits], ensure_ascii=False, indent=2))
+        return
+    if not hits:
+        print("(no memories)")
+        return
+    for h in hits:
+        if args.explain:
+            time_part = "-" if h.time is None else f"{h.time:.2f}"
+            print(f"{h.score:.3f} = text {h.text:.2f} x (1 + time {time_part})   bm25 {h.bm25}")
+        for line in _revision_lines(h.revision):
+            print(line)
+
+
 def cmd_history(store: Store, args: argparse.Namespace) -> None:
     _print_history(store.history(store.resolve_id(args.id), known_at=args.known_at), args.json)
 
@@ -500,6 +522,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--filter", metavar="JSON",
                    help='a filter tree, e.g. \'{"valid_time": {"gte": "2025-06-01", "lt": "2025-07-01"}}\'')
     p.set_defaults(func=cmd_read)
+
+    p = command("search", "the memories that best answer a question, as known at a time", reads)
+    p.add_argument("query")
+    p.add_argument("--user", required=True)
+    p.add_argument("--filter", metavar="JSON", help="a filter tree (as for read)")
+    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--history", action="store_true",
+                   help="search every valid interval, not just current ones")
+    p.add_argument("--include-expired", action="store_true")
+    p.add_argument("--explain", action="store_true", help="show each hit's score and its parts")
+    p.set_defaults(func=cmd_search)
 
     p = command("history", "every change to one memory")
     p.add_argument("id")

@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
-    "REVISION_COLUMNS", "GET_AS_OF", "KEY_HEAD", "Query", "get_as_of", "read_as_of", "snapshot", "history",
+    "REVISION_COLUMNS", "GET_AS_OF", "KEY_HEAD", "Query", "get_as_of", "read_as_of", "search_as_of",
+    "snapshot", "history",
 ]
 
 #: The columns every revision read selects, in the order Revision is built from.
@@ -62,6 +63,67 @@ def get_as_of(memory_id: str, known: int) -> Query:
     return Query(GET_AS_OF, (memory_id, known))
 
 
+def _read_conditions(
+    user_id: str, known: int, valid: int, current_only: bool, include_expired: bool, include_retracted: bool,
+    started: bool = False,
+) -> tuple[list[str], dict[str, object]]:
+    """The WHERE terms shared by reads and searches: the user's memories as known at ``known``.
+
+    ``current_only`` keeps memories valid at ``valid``; with ``started`` (searches) it keeps
+    those begun by ``valid`` and not superseded, so a past event stays findable.
+    """
+    where = ["r.user_id = :user_id", "r.recorded_at <= :known", _IS_LATEST, "e.memory_id IS NULL"]
+    params: dict[str, object] = {"user_id": user_id, "known": known}
+    if current_only and started:
+        where.append("r.valid_from <= :valid AND r.superseded_by IS NULL")
+        params["valid"] = valid
+    elif current_only:
+        where.append("r.valid_from <= :valid AND (r.valid_to IS NULL OR r.valid_to > :valid)")
+        params["valid"] = valid
+    if not include_expired:
+        where.append("(r.expires_at IS NULL OR r.expires_at > :valid)")
+        params["valid"] = valid
+    if not include_retracted:
+        where.append("r.retracted = 0")
+    return where, params
+
+
+def search_as_of(
+    user_id: str,
+    match: str,
+    *,
+    known: int,
+    valid: int,
+    current_only: bool,
+    include_expired: bool,
+    extra: tuple[str, dict[str, object]] | None,
+    pool: int,
+) -> Query:
+    """The ``pool`` best full-text hits among a user's memories as known at ``known``.
+
+    A hit is a memory whose revision *as known then* matches ``match`` (an FTS5
+    query); each row ends with its BM25 score (lower is better).
+    """
+    where, params = _read_conditions(
+        user_id, known, valid, current_only, include_expired, False, started=True
+    )
+    where.insert(0, "content_fts MATCH :match")
+    params.update(match=match, pool=pool)
+    if extra is not None:
+        where.append(f"({extra[0]})")
+        params.update(extra[1])
+    sql = f"""SELECT {REVISION_COLUMNS}, bm25(content_fts) AS bm
+FROM content_fts
+JOIN revisions AS r ON r.seq = content_fts.rowid
+JOIN memories AS m ON m.memory_id = r.memory_id
+LEFT JOIN content AS c ON c.rev_seq = r.seq
+LEFT JOIN erasures AS e ON e.memory_id = r.memory_id
+WHERE {" AND ".join(where)}
+ORDER BY bm, r.seq
+LIMIT :pool"""
+    return Query(sql, params)
+
+
 def read_as_of(
     user_id: str,
     *,
@@ -73,6 +135,7 @@ def read_as_of(
     kind: str | None = None,
     key: str | None = None,
     extra: tuple[str, dict[str, object]] | None = None,
+    started: bool = False,
 ) -> Query:
     """A user's memories as known at ``known``.
 
@@ -80,16 +143,9 @@ def read_as_of(
     retracted ones are dropped unless asked for; erased ones never appear.
     ``extra`` is one more condition with its own named parameters (a compiled filter).
     """
-    where = ["r.user_id = :user_id", "r.recorded_at <= :known", _IS_LATEST, "e.memory_id IS NULL"]
-    params: dict[str, object] = {"user_id": user_id, "known": known}
-    if current_only:
-        where.append("r.valid_from <= :valid AND (r.valid_to IS NULL OR r.valid_to > :valid)")
-        params["valid"] = valid
-    if not include_expired:
-        where.append("(r.expires_at IS NULL OR r.expires_at > :valid)")
-        params["valid"] = valid
-    if not include_retracted:
-        where.append("r.retracted = 0")
+    where, params = _read_conditions(
+        user_id, known, valid, current_only, include_expired, include_retracted, started=started
+    )
     if kind is not None:
         where.append("m.kind = :kind")
         params["kind"] = kind

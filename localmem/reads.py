@@ -17,10 +17,11 @@ import apsw
 from . import queries
 from ._db import map_errors
 from .clock import UTC_ZONE, TimeInput, from_micros, is_date_form, to_micros, zone
-from .errors import NotFoundError
+from .errors import InvalidInputError, NotFoundError
 from .filters import compile_filter
 from .inputs import check_text, optional_text
 from .revision import Change, Erasure, Revision, Snapshot, changes, revision_from_row
+from .search import TIME_ONLY_FLOOR, Hit, fts_query, query_window, time_fit, window_condition, windows_of
 
 __all__ = ["Reads"]
 
@@ -128,6 +129,87 @@ class Reads:
         )
         with map_errors():
             return [revision_from_row(row, valid) for row in self._conn.execute(q.sql, q.params)]
+
+    def search(
+        self: _Host,
+        query: str,
+        *,
+        user_id: str,
+        as_of: TimeInput | None = None,
+        known_at: TimeInput | None = None,
+        valid_at: TimeInput | None = None,
+        filters: Mapping[str, Any] | None = None,
+        current_only: bool = True,
+        include_expired: bool = False,
+        limit: int = 10,
+    ) -> list[Hit]:
+        """The user's memories that best answer ``query``, as known at known_at.
+
+        Full-text relevance (BM25) reranked by how well each memory's time fits
+        the query's time phrases, which are read against known_at in the user's
+        zone; see :mod:`localmem.search` for the rules. Nothing is logged yet.
+
+        ``current_only`` (the default) keeps what is current *knowledge* at
+        valid_at: memories begun by then and not superseded, so a past event
+        ("ran a 10K last weekend") stays findable while a replaced fact
+        (Lisbon, once Sam moved) does not; False searches every interval.
+
+        Returns:
+            Up to ``limit`` hits, best first, each with its score's parts.
+
+        Raises:
+            InvalidInputError: the query is not text, or has neither a word nor
+                a time phrase; ``limit`` is not a positive integer.
+            InvalidFilterError: a malformed filter tree.
+        """
+        if not isinstance(query, str):
+            raise InvalidInputError(f"query={query!r:.80} is not text: expected a string")
+        check_text(user_id, "user_id")
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
+            raise InvalidInputError(f"limit={limit!r} is not acceptable: expected an integer from 1 to 1000")
+        z = self._zone_for(None, user_id)
+        known, valid = self._axes(as_of, known_at, valid_at, z)
+        at = from_micros(known)
+        mentions, rest = query_window(query, at, z)
+        windows = windows_of(mentions, at)
+        match = fts_query(rest)
+        if match is None and not windows:
+            raise InvalidInputError(f"query={query!r:.80} has no words to search for")
+        compiled = None if filters is None else compile_filter(filters, tz=z)
+        extra = None if compiled is None else (compiled.sql, compiled.params)
+        scored: dict[str, tuple[Revision, float | None]] = {}
+        if match is not None:
+            q = queries.search_as_of(
+                user_id, match, known=known, valid=valid, current_only=current_only,
+                include_expired=include_expired, extra=extra, pool=max(100, 10 * limit),
+            )
+            with map_errors():
+                rows = list(self._conn.execute(q.sql, q.params))
+            for row in rows:
+                rev = revision_from_row(row[:-1], valid)
+                scored[rev.memory_id] = (rev, row[-1])
+        if windows:  # memories that sit in the query's time, whatever their words
+            near = window_condition(windows)
+            both = near if extra is None else (f"({extra[0]}) AND ({near[0]})", {**extra[1], **near[1]})
+            q = queries.read_as_of(
+                user_id, known=known, valid=valid, current_only=current_only,
+                include_expired=include_expired, include_retracted=False, extra=both, started=True,
+            )
+            with map_errors():
+                rows = list(self._conn.execute(q.sql, q.params))
+            for row in rows:
+                rev = revision_from_row(row, valid)
+                scored.setdefault(rev.memory_id, (rev, None))
+        best = max((-bm for _, bm in scored.values() if bm is not None), default=0.0)
+        hits = []
+        for rev, bm in scored.values():
+            text = (-bm / best if best > 0 else 1.0) if bm is not None else 0.0
+            fit = time_fit(rev, windows, at) if windows else None
+            if bm is None and (fit or 0.0) < TIME_ONLY_FLOOR:
+                continue  # found only by time, and not near it after all
+            hits.append(Hit(rev, text + (fit or 0.0), text, fit, bm))
+        hits.sort(key=lambda h: (-h.score, -h.text, h.revision.memory_id))
+        return hits[:limit]
 
     def snapshot(self: _Host, user_id: str, *, known_at: TimeInput | None = None) -> Snapshot:
         """Everything the store held about a user at known_at, with no filter.

@@ -383,3 +383,23 @@ def test_read_filter_finds_the_imported_run_by_either_clock(cli: CLI) -> None:
 def test_read_filter_errors_are_one_line(cli: CLI, tree: str, says: str) -> None:
     code, out, err = cli("read", "--user", "sam", "--filter", tree)
     assert (code, out) == (1, "") and says in err and err.count("\n") == 1
+
+
+def test_search_explains_each_hit(cli: CLI) -> None:
+    cli("add", "Struggled with the long run in the heat", "--user", "sam", "--tz", "UTC",
+        "--observed-at", "2025-07-28T17:00:00Z", now="2025-07-28T18:00:00Z")
+    cli("add", "Struggled with hill repeats", "--user", "sam", "--observed-at", "2025-07-02T17:00:00Z",
+        now="2025-07-28T18:01:00Z")
+    code, out, err = cli("search", "What did I struggle with last week?", "--user", "sam",
+                         "--as-of", "2025-08-04T12:00:00Z", "--explain")
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[0].startswith("1.") and "time 1.00" in lines[0]
+    assert "Struggled with the long run in the heat" in lines[1]
+    hits = cli.json("search", "struggled", "--user", "sam", "--as-of", "2025-08-04T12:00:00Z")
+    assert [h["time_score"] for h in hits] == [None, None] and len({h["text_score"] for h in hits}) == 2
+
+
+def test_search_without_words_is_an_error(cli: CLI) -> None:
+    code, out, err = cli("search", "what is it", "--user", "sam")
+    assert (code, out) == (1, "") and "no words to search for" in err

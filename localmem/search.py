@@ -1,0 +1,180 @@
+"""Search: full-text relevance (FTS5 BM25) with temporal reranking, read as of a time.
+
+The rules:
+
+- **As of known_at.** Candidates are the user's memories as known at known_at
+  (each memory's newest revision recorded by then), with the same hiding as a
+  read: current-only by default, expired and retracted ones dropped, erased
+  ones never. A search with a fixed ``as_of`` returns the same hits whatever
+  the clock says and whatever is written later.
+- **Text relevance.** The query's words (outside its time phrases, and without
+  a few function words) are each quoted and OR-ed into an FTS5 query, so FTS5
+  syntax in user text ("NEAR", quotes, ``*``, ``-``) is only ever words. BM25
+  scores are scaled to [0, 1] within the candidates (the best is 1).
+- **Temporal reranking.** Time phrases in the query are resolved against
+  as_of in the user's zone. Only phrases about the past or present count: one
+  that starts after as_of ("suggest a workout for *next week*", "dinner *this
+  weekend*" asked on a Wednesday) is the subject of a request and is ignored. A
+  memory's fit is how much of its valid time lies in the phrase's window (1 when
+  inside, falling with distance when outside), weighed by its precision; a
+  memory whose valid time was only assumed is placed on its observed_at day.
+  The score is ``text + fit``: time ranks up, never filters out. Memories
+  that sit in the window join the candidates even without a matching word
+  ("what did I feel on 30 July?" finds "tempo run felt easy" said that day),
+  scored by fit alone: those with a bounded valid time or placed by their
+  observed_at, not open-ended facts that merely overlap everything later.
+- **Current knowledge.** ``current_only`` keeps memories begun by valid_at and
+  not superseded, expired or retracted: a search must still find an event that
+  ended ("the 10K last weekend", "the knee injury in July"), which a read's
+  "valid at valid_at" would hide, while a fact that was replaced drops out.
+- **Filters** narrow the candidates (see :mod:`localmem.filters`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from .clock import from_micros, to_micros
+from .resolver import TimeMention, find_times
+from .revision import Revision
+
+__all__ = [
+    "Hit",
+    "TIME_ONLY_FLOOR",
+    "fts_query",
+    "query_window",
+    "time_fit",
+    "window_condition",
+    "windows_of",
+]
+
+#: A query that is only a time phrase keeps the memories whose fit reaches this.
+TIME_ONLY_FLOOR = 0.05
+
+#: Words too common to say what a memory is about; a query of only these finds nothing by text.
+STOPWORDS = frozenset(
+    "a an and are as at be but by did do does for from had has have how i i'm im in is it its me my of on "
+    "or our so that the their them then there these they this to was we were what when where which who "
+    "why will with you your".split()
+)
+_WORD = re.compile(r"\w+", re.UNICODE)
+#: How much a memory's time counts, by the precision of its valid time.
+PRECISION_WEIGHT = {
+    "instant": 1.0,
+    "minute": 1.0,
+    "hour": 1.0,
+    "part_of_day": 1.0,
+    "day": 1.0,
+    "weekend": 0.9,
+    "week": 0.9,
+    "month": 0.7,
+    "season": 0.6,
+    "year": 0.5,
+    "decade": 0.4,
+    "unknown": 0.3,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One search result, with the parts of its score so a person can see why it ranked there.
+
+    ``text`` is the BM25 relevance scaled to [0, 1] among the candidates (0 for
+    a memory found only by its time), ``time`` the temporal fit in [0, 1] (None
+    when the query has no usable time phrase), ``score`` = text + time.
+    """
+
+    revision: Revision
+    score: float
+    text: float
+    time: float | None
+    bm25: float | None
+
+
+def fts_query(text: str) -> str | None:
+    """The words of ``text`` as a safe FTS5 query (each quoted, OR-ed), or None if it has none."""
+    kept = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
+    if not kept:  # "what did I do?" says nothing about what to find
+        return None
+    unique = list(dict.fromkeys(kept))
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in unique)
+
+
+def query_window(query: str, at: datetime, tz: ZoneInfo) -> tuple[list[TimeMention], str]:
+    """The query's time phrases that refer to the past or present, and the query without them."""
+    used, rest, pos = [], [], 0
+    for m in find_times(query, sent_at=at, tz=tz):
+        if m.start is not None and m.start > at:
+            continue  # about the future: the subject of a request, not a reference
+        used.append(m)
+        rest.append(query[pos : m.span[0]])
+        pos = m.span[1]
+    rest.append(query[pos:])
+    return used, " ".join(rest)
+
+
+def _memory_span(rev: Revision, known: datetime) -> tuple[datetime, datetime]:
+    """Where a memory sits in time: its valid interval, or its observed_at day when assumed."""
+    if rev.valid_source == "assumed":
+        z = ZoneInfo(rev.tz)
+        local = rev.observed_at.astimezone(z)
+        start = local.replace(hour=0, minute=0, second=0, microsecond=0)
+        return start, start + timedelta(days=1)
+    assert rev.valid_from is not None
+    end = rev.valid_to if rev.valid_to is not None else max(known, rev.valid_from + timedelta(days=1))
+    return rev.valid_from, end
+
+
+def time_fit(rev: Revision, windows: list[tuple[datetime, datetime]], known: datetime) -> float:
+    """How well a memory's time fits the query's windows, in [0, 1] (the best window counts)."""
+    start, end = _memory_span(rev, known)
+    length = max((end - start).total_seconds(), 1.0)
+    best = 0.0
+    for lo, hi in windows:
+        overlap = (min(end, hi) - max(start, lo)).total_seconds()
+        if overlap > 0:
+            fit = overlap / min(length, max((hi - lo).total_seconds(), 1.0))
+        else:
+            gap = -overlap
+            fit = math.exp(-gap / max((hi - lo).total_seconds(), 86400.0))
+        best = max(best, min(fit, 1.0))
+    precision = rev.precision if rev.valid_source != "assumed" else "day"
+    return best * PRECISION_WEIGHT.get(precision, 0.3)
+
+
+def windows_of(mentions: list[TimeMention], at: datetime) -> list[tuple[datetime, datetime]]:
+    """The closed windows of the used phrases ("since X" runs to ``at``, "until X" from far back)."""
+    out = []
+    for m in mentions:
+        lo = m.start if m.start is not None else from_micros(0)
+        hi = m.end if m.end is not None else at
+        if hi > lo:
+            out.append((lo, hi))
+    return out
+
+
+def window_condition(windows: list[tuple[datetime, datetime]]) -> tuple[str, dict[str, object]]:
+    """SQL for the memories that sit in any window: a bounded valid time overlapping it, or an
+    assumed one observed within a day of it. Parameters are named w0, w1, ..."""
+    terms: list[str] = []
+    params: dict[str, object] = {}
+    for i, (lo, hi) in enumerate(windows):
+        a, b, c, d = (f"w{4 * i + k}" for k in range(4))
+        params.update(
+            {
+                a: to_micros(lo),
+                b: to_micros(hi),
+                c: to_micros(lo - timedelta(days=1)),
+                d: to_micros(hi + timedelta(days=1)),
+            }
+        )
+        terms.append(
+            f"(r.valid_source <> 'assumed' AND r.valid_to IS NOT NULL"
+            f" AND r.valid_from < :{b} AND r.valid_to > :{a})"
+            f" OR (r.valid_source = 'assumed' AND r.observed_at >= :{c} AND r.observed_at < :{d})"
+        )
+    return " OR ".join(f"({t})" for t in terms), params

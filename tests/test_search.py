@@ -1,0 +1,258 @@
+"""Search: text relevance reranked by time, read as of a time (scenarios B3-B6), safe queries."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import localmem
+from localmem.testing import FrozenClock
+
+BERLIN = "Europe/Berlin"
+
+
+def texts(hits: list[localmem.Hit]) -> list[str]:
+    return [h.revision.text or "" for h in hits]
+
+
+@pytest.fixture
+def coach(clock: FrozenClock) -> localmem.Store:
+    """Sam's summer on the coach app, each message recorded the evening it was sent."""
+    store = localmem.open(":memory:", clock=clock)
+    said = [
+        ("2025-06-03T18:00:00Z", "Struggled with the hill repeats, calves cramped"),
+        ("2025-07-01T18:00:00Z", "Knee injury: sharp pain on the left knee after the long run"),
+        ("2025-07-28T18:00:00Z", "Struggled with the long run in the heat"),
+        ("2025-07-30T18:00:00Z", "Tempo run felt easy"),
+        ("2025-08-20T18:00:00Z", "Knee much better, physio says keep cycling"),
+        ("2025-09-25T18:00:00Z", "Knee pain gone, back to running hills"),
+        ("2025-10-20T18:00:00Z", "Struggled with motivation in the rain"),
+    ]
+    for at, text in said:
+        clock.set(at)
+        store.add(text, user_id="sam", tz=BERLIN, observed_at=at)
+    clock.set("2025-11-01T12:00:00Z")
+    return store
+
+
+# -- B5: time-aware retrieval ---------------------------------------------------------------
+
+
+def test_a_june_window_returns_only_june(coach: localmem.Store) -> None:
+    june = {"valid_time": {"gte": "2025-06-01", "lt": "2025-07-01"}}
+    hits = coach.search("struggled run", user_id="sam", filters=june, current_only=False)
+    assert texts(hits) == ["Struggled with the hill repeats, calves cramped"]
+
+
+def test_last_week_ranks_what_was_said_that_week_first(coach: localmem.Store) -> None:
+    hits = coach.search("What did I struggle with last week?", user_id="sam", as_of="2025-08-04T12:00:00Z")
+    assert texts(hits)[0] == "Struggled with the long run in the heat"
+    assert hits[0].time == 1.0
+    june = next(h for h in hits if h.revision.text == "Struggled with the hill repeats, calves cramped")
+    assert june.time is not None and june.time < 0.5 and june.score < hits[0].score  # lower, not gone
+    by_time = next(h for h in hits if h.revision.text == "Tempo run felt easy")  # said that week, no word
+    assert (by_time.text, by_time.time) == (0.0, 1.0)
+
+
+def test_next_week_in_a_request_neither_filters_nor_reranks(coach: localmem.Store) -> None:
+    asked = coach.search(
+        "Suggest a workout for next week after the long run", user_id="sam", as_of="2025-08-04T12:00:00Z"
+    )
+    plain = coach.search("Suggest a workout after the long run", user_id="sam", as_of="2025-08-04T12:00:00Z")
+    assert [h.revision.memory_id for h in asked] == [h.revision.memory_id for h in plain]
+    assert all(h.time is None for h in asked)
+
+
+def test_from_july_to_september_prefers_the_knee_memories_of_that_range(coach: localmem.Store) -> None:
+    hits = coach.search(
+        "my knee injury's progress from July to September", user_id="sam", as_of="2025-10-30T12:00:00Z"
+    )
+    assert texts(hits)[:3] == [
+        "Knee injury: sharp pain on the left knee after the long run",
+        "Knee much better, physio says keep cycling",
+        "Knee pain gone, back to running hills",
+    ]
+    assert all(h.time is not None and h.time > 0.5 for h in hits[:3])
+
+
+def test_a_memory_said_on_a_day_fits_a_question_about_that_day(coach: localmem.Store) -> None:
+    hits = coach.search("what did I feel on 30 July 2025?", user_id="sam")
+    assert texts(hits)[0] == "Tempo run felt easy"
+
+
+def test_a_query_that_is_only_a_time_ranks_by_time(coach: localmem.Store) -> None:
+    hits = coach.search("what did I do yesterday?", user_id="sam", as_of="2025-07-31T10:00:00+02:00")
+    assert texts(hits)[0] == "Tempo run felt easy"
+    assert all(h.text == 0.0 for h in hits)
+
+
+def test_no_time_phrase_no_time_score(coach: localmem.Store) -> None:
+    hits = coach.search("knee", user_id="sam")
+    assert hits and all(h.time is None and h.score == h.text for h in hits)
+
+
+# -- B6: a fixed now ---------------------------------------------------------------------------
+
+
+def test_a_fixed_as_of_gives_the_same_hits_later_and_after_new_writes() -> None:
+    clock = FrozenClock("2025-08-10T09:00:00Z")
+    store = localmem.open(":memory:", clock=clock)
+    store.add(
+        "Ate a huge bowl of ramen last night", user_id="sam", tz=BERLIN, observed_at="2025-08-10T08:00:00Z"
+    )
+    store.add("Dinner was a ramen bowl with eggs", user_id="sam", observed_at="2025-08-05T19:00:00Z")
+    ask: dict[str, Any] = {
+        "query": "What did I eat last night? ramen",
+        "user_id": "sam",
+        "as_of": "2025-08-10T12:00:00Z",
+    }
+    # The hits and their order are fixed; BM25's corpus statistics are not yet read as of the
+    # time (FTS5 keeps them for the whole index), so scores may move a little after later writes.
+    first = [h.revision.rev_id for h in store.search(**ask)]
+    clock.set("2026-03-01T00:00:00Z")
+    store.add("Ate pizza last night", user_id="sam", observed_at="2026-03-01T00:00:00Z")
+    store.add(
+        "Ate ramen again", user_id="sam", observed_at="2025-08-09T21:00:00Z"
+    )  # backdated, recorded later
+    assert [h.revision.rev_id for h in store.search(**ask)] == first
+    assert [h.revision.text for h in store.search(**ask)][
+        0
+    ] == "Ate a huge bowl of ramen on the night of 2025-08-09"
+    assert len(first) == 2
+
+
+# -- B3, B4: current-only and expiry --------------------------------------------------------
+
+
+def test_current_only_hides_lisbon_history_finds_it(store: localmem.Store) -> None:
+    store.add("Sam lives in Lisbon", user_id="sam", key="home_city", valid_from="2023-05", tz=BERLIN)
+    store.add("Sam lives in Berlin", user_id="sam", key="home_city", valid_from="2025-09-01")
+    now = store.search("where does Sam live", user_id="sam", valid_at="2025-10-01")
+    assert texts(now) == ["Sam lives in Berlin"]
+    ever = store.search("where does Sam live lives", user_id="sam", valid_at="2025-10-01", current_only=False)
+    assert sorted(texts(ever)) == ["Sam lives in Berlin", "Sam lives in Lisbon"]
+
+
+def test_an_expired_goal_is_hidden_and_found_on_request(store: localmem.Store, clock: FrozenClock) -> None:
+    clock.set("2025-09-03T10:00:00Z")
+    store.add(
+        "Training for the Berlin half marathon",
+        user_id="sam",
+        tz=BERLIN,
+        kind="goal",
+        valid_from="2025-09-03",
+        expires="2025-11-15",
+    )
+    assert texts(store.search("half marathon", user_id="sam", as_of="2025-11-15T23:30:00+01:00"))
+    assert store.search("half marathon", user_id="sam", as_of="2025-11-16T00:30:00+01:00") == []
+    late = store.search(
+        "half marathon", user_id="sam", as_of="2025-11-16T00:30:00+01:00", include_expired=True
+    )
+    assert late and late[0].revision.expired
+
+
+# -- safe queries and bad input -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        '"knee',
+        'knee" OR "x',
+        "NEAR(knee pain)",
+        "knee*",
+        "-knee",
+        "knee AND",
+        "^knee",
+        "knee:pain",
+        "col:text",
+        "(knee",
+        "{knee}",
+        "knee + pain",
+        "'knee'",
+        "knee\x00pain",
+        "ölknee ünïcode 膝",
+    ],
+)
+def test_fts_syntax_in_a_query_is_only_words(coach: localmem.Store, query: str) -> None:
+    hits = coach.search(query, user_id="sam")
+    assert all(isinstance(h, localmem.Hit) for h in hits)
+
+
+def test_quotes_and_operators_do_not_change_what_is_found(coach: localmem.Store) -> None:
+    plain = [h.revision.memory_id for h in coach.search("knee pain", user_id="sam")]
+    assert [h.revision.memory_id for h in coach.search('"knee" AND NOT pain*', user_id="sam")] == plain
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "says"),
+    [
+        ({"query": ""}, localmem.InvalidInputError, "no words"),
+        ({"query": "what is it?"}, localmem.InvalidInputError, "no words"),
+        ({"query": 3}, localmem.InvalidInputError, "not text"),
+        ({"query": "knee", "limit": 0}, localmem.InvalidInputError, "limit=0"),
+        ({"query": "knee", "limit": True}, localmem.InvalidInputError, "limit=True"),
+        ({"query": "knee", "user_id": ""}, localmem.InvalidInputError, "user_id"),
+        ({"query": "knee", "filters": {"colour": 1}}, localmem.InvalidFilterError, "filters.colour"),
+        ({"query": "knee", "as_of": "2025-08-10T12:00:00"}, localmem.NaiveDatetimeError, "as_of"),
+    ],
+    ids=[
+        "empty",
+        "only-function-words",
+        "not-text",
+        "limit-0",
+        "limit-bool",
+        "no-user",
+        "bad-filter",
+        "naive",
+    ],
+)
+def test_bad_searches_are_refused(
+    coach: localmem.Store, kwargs: dict[str, Any], error: type[Exception], says: str
+) -> None:
+    args: dict[str, Any] = {"user_id": "sam", **kwargs}
+    with pytest.raises(error, match=says):
+        coach.search(**args)
+
+
+# -- properties ------------------------------------------------------------------------------
+
+WORDS = ("knee", "run", "hill", "ramen", "pain", "easy", "yesterday", "last week", "in July")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    writes=st.lists(
+        st.tuples(
+            st.sampled_from(["sam", "ana"]),
+            st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
+            st.integers(0, 120),
+        ),
+        min_size=1,
+        max_size=15,
+    ),
+    cut=st.integers(0, 120),
+    query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3),
+)
+def test_a_search_as_of_t_sees_nothing_recorded_later_nor_anyone_else(
+    writes: list[tuple[str, list[str], int]], cut: int, query: list[str]
+) -> None:
+    clock = FrozenClock("2025-07-01T00:00:00Z")
+    base = datetime.fromisoformat("2025-07-01T00:00:00+00:00")
+    with localmem.open(":memory:", clock=clock) as store:
+        for user, words, hours in sorted(writes, key=lambda w: w[2]):
+            clock.set(base + timedelta(hours=hours))
+            store.add(" ".join(words), user_id=user, tz=BERLIN)
+        t = base + timedelta(hours=cut)
+        clock.set(base + timedelta(hours=200))
+        try:
+            hits = store.search(" ".join(query), user_id="sam", as_of=t, current_only=False, limit=50)
+        except localmem.InvalidInputError:
+            return  # a query of only future phrases and function words: nothing to ask
+        for h in hits:
+            assert h.revision.user_id == "sam"
+            assert h.revision.recorded_at <= t

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "REVISION_COLUMNS", "GET_AS_OF", "KEY_HEAD", "Query", "get_as_of", "read_as_of", "search_as_of",
-    "snapshot", "history",
+    "count_as_of", "snapshot", "history",
 ]
 
 #: The columns every revision read selects, in the order Revision is built from.
@@ -90,37 +90,56 @@ def _read_conditions(
 
 def search_as_of(
     user_id: str,
-    match: str,
+    term: str,
     *,
     known: int,
     valid: int,
     current_only: bool,
     include_expired: bool,
     extra: tuple[str, dict[str, object]] | None,
-    pool: int,
 ) -> Query:
-    """The ``pool`` best full-text hits among a user's memories as known at ``known``.
+    """The user's memories, as known at ``known``, whose text then holds ``term`` (one FTS5 phrase).
 
-    A hit is a memory whose revision *as known then* matches ``match`` (an FTS5
-    query); each row ends with its BM25 score (lower is better).
+    Only FTS5's match is used, never its statistics: those count every revision ever
+    written, and a search read as of a time must not see later ones.
     """
     where, params = _read_conditions(
         user_id, known, valid, current_only, include_expired, False, started=True
     )
-    where.insert(0, "content_fts MATCH :match")
-    params.update(match=match, pool=pool)
+    where.insert(0, "content_fts MATCH :term")
+    params["term"] = term
     if extra is not None:
         where.append(f"({extra[0]})")
         params.update(extra[1])
-    sql = f"""SELECT {REVISION_COLUMNS}, bm25(content_fts) AS bm
+    sql = f"""SELECT {REVISION_COLUMNS}
 FROM content_fts
 JOIN revisions AS r ON r.seq = content_fts.rowid
 JOIN memories AS m ON m.memory_id = r.memory_id
 LEFT JOIN content AS c ON c.rev_seq = r.seq
 LEFT JOIN erasures AS e ON e.memory_id = r.memory_id
 WHERE {" AND ".join(where)}
-ORDER BY bm, r.seq
-LIMIT :pool"""
+ORDER BY r.seq"""
+    return Query(sql, params)
+
+
+def count_as_of(
+    user_id: str,
+    *,
+    known: int,
+    valid: int,
+    current_only: bool,
+    include_expired: bool,
+    extra: tuple[str, dict[str, object]] | None,
+) -> Query:
+    """How many of the user's memories a search as of ``known`` looks among (BM25's N)."""
+    where, params = _read_conditions(
+        user_id, known, valid, current_only, include_expired, False, started=True
+    )
+    if extra is not None:
+        where.append(f"({extra[0]})")
+        params.update(extra[1])
+    sql = f"""SELECT count(*) {_FROM}
+WHERE {" AND ".join(where)}"""
     return Query(sql, params)
 
 

@@ -8,9 +8,12 @@ The rules:
   ones never. A search with a fixed ``as_of`` returns the same hits whatever
   the clock says and whatever is written later.
 - **Text relevance.** The query's words (outside its time phrases, and without
-  a few function words) are each quoted and OR-ed into an FTS5 query, so FTS5
-  syntax in user text ("NEAR", quotes, ``*``, ``-``) is only ever words. BM25
-  scores are scaled to [0, 1] within the candidates (the best is 1).
+  a few function words) are each quoted into an FTS5 phrase, so FTS5 syntax in
+  user text ("NEAR", quotes, ``*``, ``-``) is only ever words. FTS5 finds which
+  memories hold each word; the BM25 score is computed here, from statistics read
+  as of known_at (how many memories were searched, how many held the word, how
+  long each is), because FTS5's own statistics count every revision ever
+  written. Scores are scaled to [0, 1] within the candidates (the best is 1).
 - **Temporal reranking.** Time phrases in the query are resolved against
   as_of in the user's zone. Only phrases about the past or present count: one
   that starts after as_of ("suggest a workout for *next week*", "dinner *this
@@ -45,11 +48,13 @@ from .revision import Revision
 __all__ = [
     "Hit",
     "TIME_ONLY_FLOOR",
-    "fts_query",
+    "bm25",
+    "query_terms",
     "query_window",
     "time_fit",
     "window_condition",
     "windows_of",
+    "word_count",
 ]
 
 #: A query that is only a time phrase keeps the memories whose fit reaches this.
@@ -92,16 +97,36 @@ class Hit:
     score: float
     text: float
     time: float | None
-    bm25: float | None
+    bm25: float | None  # the raw as-of BM25 (higher is better); None when found by time alone
 
 
-def fts_query(text: str) -> str | None:
-    """The words of ``text`` as a safe FTS5 query (each quoted, OR-ed), or None if it has none."""
+def query_terms(text: str) -> list[str]:
+    """The words of ``text`` worth searching for, each as a safe FTS5 phrase ("knee", quoted)."""
     kept = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
-    if not kept:  # "what did I do?" says nothing about what to find
-        return None
-    unique = list(dict.fromkeys(kept))
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in unique)
+    return ['"' + w.replace('"', '""') + '"' for w in dict.fromkeys(kept)]
+
+
+def bm25(matches: dict[str, set[str]], lengths: dict[str, int], n: int) -> dict[str, float]:
+    """BM25 with binary term frequency, from statistics read as of the search's time.
+
+    ``matches`` maps each term to the memories holding it, ``lengths`` gives each
+    candidate's length in words, ``n`` the number of memories searched among.
+    """
+    k1, b = 1.2, 0.75
+    avgdl = sum(lengths.values()) / len(lengths) if lengths else 1.0
+    scores: dict[str, float] = {}
+    for ids in matches.values():
+        df = len(ids)
+        idf = math.log(1 + (max(n, df) - df + 0.5) / (df + 0.5))
+        for memory_id in ids:
+            norm = 1 - b + b * lengths[memory_id] / max(avgdl, 1.0)
+            scores[memory_id] = scores.get(memory_id, 0.0) + idf * (k1 + 1) / (1 + k1 * norm)
+    return scores
+
+
+def word_count(text: str | None) -> int:
+    """A memory's length in words, for BM25's length normalisation."""
+    return len(_WORD.findall(text or "")) or 1
 
 
 def query_window(query: str, at: datetime, tz: ZoneInfo) -> tuple[list[TimeMention], str]:

@@ -100,23 +100,35 @@ CREATE TABLE erasures (
 ) STRICT;
 
 -- Full-text index over revision text. External content: the words live only in
--- `content`; the index holds tokens. An erase merges the whole index afterwards
--- (localmem runs FTS5 'optimize'), so no segment or page key keeps an erased
--- token; FTS5's secure-delete option is not used because it would make the
--- index unreadable to SQLite older than 3.44 (the sqlite3 shell, Python's stdlib).
+-- `content`; the index holds tokens. Each entry also holds its owner, the user
+-- id as one token ('u' || hex(user_id)), so a search matches within one user's
+-- memories instead of every user's and joining back. An erase merges the whole
+-- index afterwards (localmem runs FTS5 'optimize'), so no segment or page key
+-- keeps an erased token; FTS5's secure-delete option is not used because it
+-- would make the index unreadable to SQLite older than 3.44 (the sqlite3 shell,
+-- Python's stdlib).
+CREATE VIEW content_indexed AS
+SELECT c.rev_seq AS rev_seq, c.text AS text, 'u' || hex(m.user_id) AS owner
+FROM content AS c JOIN memories AS m ON m.memory_id = c.memory_id;
+
 CREATE VIRTUAL TABLE content_fts USING fts5 (
     text,
-    content = 'content',
+    owner,
+    content = 'content_indexed',
     content_rowid = 'rev_seq',
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
 
 CREATE TRIGGER content_fts_insert AFTER INSERT ON content BEGIN
-    INSERT INTO content_fts (rowid, text) VALUES (NEW.rev_seq, NEW.text);
+    INSERT INTO content_fts (rowid, text, owner) VALUES (
+        NEW.rev_seq, NEW.text,
+        (SELECT 'u' || hex(user_id) FROM memories WHERE memory_id = NEW.memory_id));
 END;
 
 CREATE TRIGGER content_fts_delete AFTER DELETE ON content BEGIN
-    INSERT INTO content_fts (content_fts, rowid, text) VALUES ('delete', OLD.rev_seq, OLD.text);
+    INSERT INTO content_fts (content_fts, rowid, text, owner) VALUES (
+        'delete', OLD.rev_seq, OLD.text,
+        (SELECT 'u' || hex(user_id) FROM memories WHERE memory_id = OLD.memory_id));
 END;
 
 CREATE TRIGGER erasures_destroy_content AFTER INSERT ON erasures BEGIN

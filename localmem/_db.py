@@ -39,15 +39,43 @@ __all__ = [
 ]
 
 #: The schema version this code writes; PRAGMA user_version of a current file.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: PRAGMA application_id of a localmem file ("LMEM"), so a stranger's SQLite
 #: file is refused rather than written into.
 APPLICATION_ID = 0x4C4D454D
 
 #: Numbered steps from version N-1 to N, each run in one transaction with its
-#: user_version bump. Version 1 is the first released schema, so there are no
-#: steps yet; a file at version 0 is empty and gets schema.sql whole.
-MIGRATIONS: dict[int, str] = {}
+#: user_version bump. Each step leaves the file exactly as schema.sql makes it
+#: (tests/test_db.py builds a version-1 file and compares).
+MIGRATIONS: dict[int, str] = {
+    # 2: the full-text index carries each entry's owner, so a search matches within one user.
+    2: """
+DROP TRIGGER content_fts_insert;
+DROP TRIGGER content_fts_delete;
+DROP TABLE content_fts;
+CREATE VIEW content_indexed AS
+SELECT c.rev_seq AS rev_seq, c.text AS text, 'u' || hex(m.user_id) AS owner
+FROM content AS c JOIN memories AS m ON m.memory_id = c.memory_id;
+CREATE VIRTUAL TABLE content_fts USING fts5 (
+    text,
+    owner,
+    content = 'content_indexed',
+    content_rowid = 'rev_seq',
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER content_fts_insert AFTER INSERT ON content BEGIN
+    INSERT INTO content_fts (rowid, text, owner) VALUES (
+        NEW.rev_seq, NEW.text,
+        (SELECT 'u' || hex(user_id) FROM memories WHERE memory_id = NEW.memory_id));
+END;
+CREATE TRIGGER content_fts_delete AFTER DELETE ON content BEGIN
+    INSERT INTO content_fts (content_fts, rowid, text, owner) VALUES (
+        'delete', OLD.rev_seq, OLD.text,
+        (SELECT 'u' || hex(user_id) FROM memories WHERE memory_id = OLD.memory_id));
+END;
+INSERT INTO content_fts (content_fts) VALUES ('rebuild');
+""",
+}
 
 _BUSY_TIMEOUT_MS = 5_000
 

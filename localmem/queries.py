@@ -107,7 +107,8 @@ def search_as_of(
         user_id, known, valid, current_only, include_expired, False, started=True
     )
     where.insert(0, "content_fts MATCH :term")
-    params["term"] = term
+    # The owner column holds 'u' || hex(user_id): matching it first keeps FTS5 within one user.
+    params["term"] = f'owner : "u{user_id.encode("utf-8").hex()}" AND text : {term}'
     if extra is not None:
         where.append(f"({extra[0]})")
         params.update(extra[1])

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from localmem import _db
 from localmem.cli import main
 
 
@@ -238,7 +239,7 @@ def test_usage_errors_exit_2(cli: CLI) -> None:
 def test_info_and_doctor(cli: CLI, fee_id: str) -> None:
     """`info` counts what is stored; `doctor` reports every check healthy."""
     info = cli.json("info")
-    assert (info["memories"], info["revisions"], info["schema_version"]) == (3, 5, 1)
+    assert (info["memories"], info["revisions"], info["schema_version"]) == (3, 5, _db.SCHEMA_VERSION)
     report = cli.json("doctor")
     assert report["ok"] and all(c["ok"] for c in report["checks"])
     code, out, _ = cli("doctor")

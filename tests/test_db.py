@@ -114,8 +114,10 @@ def test_gap_in_migrations_is_refused_before_any_step_runs(
 ) -> None:
     """With a later migration step missing, opening fails before any step runs: the file is unchanged."""
     _localmem_file(db_path, clock)
-    monkeypatch.setattr(_db, "SCHEMA_VERSION", _db.SCHEMA_VERSION + 2)
-    monkeypatch.setattr(_db, "MIGRATIONS", {2: "CREATE TABLE step_two (x INTEGER) STRICT"})
+    current = _db.SCHEMA_VERSION
+    monkeypatch.setattr(_db, "SCHEMA_VERSION", current + 2)
+    step_two = "CREATE TABLE step_two (x INTEGER) STRICT"
+    monkeypatch.setattr(_db, "MIGRATIONS", {**_db.MIGRATIONS, current + 1: step_two})
 
     with pytest.raises(localmem.SchemaVersionError, match="no migration"):
         localmem.open(db_path)
@@ -126,7 +128,7 @@ def test_gap_in_migrations_is_refused_before_any_step_runs(
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_schema")}
     finally:
         conn.close()
-    assert version == 1
+    assert version == current
     assert "step_two" not in tables
 
 
@@ -244,6 +246,52 @@ def test_fresh_file_schema_matches_schema_sql(db_path: Path, clock: FrozenClock)
     shadow = {"content_fts_data", "content_fts_idx", "content_fts_docsize", "content_fts_config"}
     names = {(t, n) for t, n, _, _ in fresh if not n.startswith("sqlite_") and n not in shadow}
     assert names == _declared_names()
+
+
+def _version_1_file(path: Path) -> None:
+    """A file as localmem 0.1 (schema version 1) made it, from the schema kept in tests/data."""
+    conn = apsw.Connection(str(path))
+    try:
+        conn.execute((Path(__file__).parent / "data" / "schema_v1.sql").read_text(encoding="utf-8"))
+        conn.pragma("application_id", _db.APPLICATION_ID)
+        conn.execute("INSERT INTO store_meta (name, value)"
+                     " VALUES ('device_id', 'v1'), ('schema_created', '1')")
+        conn.pragma("user_version", 1)
+    finally:
+        conn.close()
+
+
+def test_a_version_1_file_is_migrated_to_schema_sql_and_keeps_its_memories(
+    db_path: Path, tmp_path: Path, clock: FrozenClock
+) -> None:
+    """Opening a version-1 file runs each step; the result is what schema.sql makes, data and index intact."""
+    _version_1_file(db_path)
+    conn = apsw.Connection(str(db_path))
+    memory_id = "M" * 26
+    conn.execute("INSERT INTO memories (memory_id, user_id, kind, key, created_at)"
+                 " VALUES (?, 'sam', 'fact', NULL, 1)", (memory_id,))
+    conn.execute(
+        "INSERT INTO revisions (rev_id, memory_id, user_id, version, op, valid_from, precision, valid_source,"
+        " observed_at, recorded_at, tz, retracted, corrected, origin)"
+        " VALUES (?, ?, 'sam', 1, 'assert', 1, 'instant', 'assumed', 1, 1, 'UTC', 0, 0, 'v1')",
+        ("R" * 26, memory_id))
+    conn.execute("INSERT INTO content (rev_seq, memory_id, text) VALUES (1, ?, 'Sam hurt his knee')",
+                 (memory_id,))
+    conn.close()
+
+    with localmem.open(db_path, clock=clock) as store:
+        migrated = _schema_of(store.connection)
+        assert store.connection.pragma("user_version") == _db.SCHEMA_VERSION
+        hits = store.search("knee", user_id="sam", current_only=False)
+        assert [h.revision.memory_id for h in hits] == [memory_id]
+        assert store.doctor().ok
+    with localmem.open(tmp_path / "fresh.db", clock=clock) as fresh:
+        expected = _schema_of(fresh.connection)
+
+    def ours(rows: list[tuple[str, str, str, str | None]]) -> list[tuple[str, str, str, str | None]]:
+        return [r for r in rows if not r[1].startswith("sqlite_stat")]  # PRAGMA optimize's, not ours
+
+    assert ours(migrated) == ours(expected)
 
 
 def test_two_fresh_files_have_identical_schemas(tmp_path: Path, clock: FrozenClock) -> None:

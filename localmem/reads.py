@@ -21,17 +21,7 @@ from .errors import InvalidInputError, NotFoundError
 from .filters import compile_filter
 from .inputs import check_text, optional_text
 from .revision import Change, Erasure, Revision, Snapshot, changes, revision_from_row
-from .search import (
-    TIME_ONLY_FLOOR,
-    Hit,
-    bm25,
-    query_terms,
-    query_window,
-    time_fit,
-    window_condition,
-    windows_of,
-    word_count,
-)
+from .search import Hit, Scope, run_search
 
 __all__ = ["Reads"]
 
@@ -179,58 +169,14 @@ class Reads:
             raise InvalidInputError(f"limit={limit!r} is not acceptable: expected an integer from 1 to 1000")
         z = self._zone_for(None, user_id)
         known, valid = self._axes(as_of, known_at, valid_at, z)
-        at = from_micros(known)
-        mentions, rest = query_window(query, at, z)
-        windows = windows_of(mentions, at)
-        terms = query_terms(rest)
-        if not terms and not windows:
-            raise InvalidInputError(f"query={query!r:.80} has no words to search for")
         compiled = None if filters is None else compile_filter(filters, tz=z)
         extra = None if compiled is None else (compiled.sql, compiled.params)
-        found: dict[str, Revision] = {}
-        matches: dict[str, set[str]] = {}
-        n = 0
+        scope = Scope(
+            user_id=user_id, known=known, valid=valid, current_only=current_only,
+            include_expired=include_expired, extra=extra,
+        )
         with map_errors():
-            for term in terms:
-                q = queries.search_as_of(
-                    user_id, term, known=known, valid=valid, current_only=current_only,
-                    include_expired=include_expired, extra=extra,
-                )
-                revs = [revision_from_row(row, valid) for row in self._conn.execute(q.sql, q.params)]
-                matches[term] = {r.memory_id for r in revs}
-                found.update((r.memory_id, r) for r in revs)
-            if found:
-                q = queries.count_as_of(
-                    user_id, known=known, valid=valid, current_only=current_only,
-                    include_expired=include_expired, extra=extra,
-                )
-                (n,) = self._conn.execute(q.sql, q.params).fetchone() or (0,)
-        text_scores = bm25(matches, {k: word_count(r.text) for k, r in found.items()}, n)
-        scored: dict[str, tuple[Revision, float | None]] = {
-            k: (r, text_scores.get(k)) for k, r in found.items()
-        }
-        if windows:  # memories that sit in the query's time, whatever their words
-            near = window_condition(windows)
-            both = near if extra is None else (f"({extra[0]}) AND ({near[0]})", {**extra[1], **near[1]})
-            q = queries.read_as_of(
-                user_id, known=known, valid=valid, current_only=current_only,
-                include_expired=include_expired, include_retracted=False, extra=both, started=True,
-            )
-            with map_errors():
-                rows = list(self._conn.execute(q.sql, q.params))
-            for row in rows:
-                rev = revision_from_row(row, valid)
-                scored.setdefault(rev.memory_id, (rev, None))
-        best = max((bm for _, bm in scored.values() if bm is not None), default=0.0)
-        hits = []
-        for rev, bm in scored.values():
-            text = (bm / best if best > 0 else 1.0) if bm is not None else 0.0
-            fit = time_fit(rev, windows, at) if windows else None
-            if bm is None and (fit or 0.0) < TIME_ONLY_FLOOR:
-                continue  # found only by time, and not near it after all
-            hits.append(Hit(rev, text + (fit or 0.0), text, fit, bm))
-        hits.sort(key=lambda h: (-h.score, -h.text, h.revision.memory_id))
-        return hits[:limit]
+            return run_search(self._conn, query, scope, z, limit)
 
     def snapshot(self: _Host, user_id: str, *, known_at: TimeInput | None = None) -> Snapshot:
         """Everything the store held about a user at known_at, with no filter.

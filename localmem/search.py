@@ -39,14 +39,21 @@ import math
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
+import apsw
+
+from . import queries
 from .clock import from_micros, to_micros
+from .errors import InvalidInputError
 from .resolver import TimeMention, find_times
-from .revision import Revision
+from .revision import Revision, revision_from_row
 
 __all__ = [
     "Hit",
+    "Scope",
+    "run_search",
     "TIME_ONLY_FLOOR",
     "bm25",
     "query_terms",
@@ -203,3 +210,77 @@ def window_condition(windows: list[tuple[datetime, datetime]]) -> tuple[str, dic
             f" OR (r.valid_source = 'assumed' AND r.observed_at >= :{c} AND r.observed_at < :{d})"
         )
     return " OR ".join(f"({t})" for t in terms), params
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Which memories a search looks among: one user's, as known at ``known`` (see the rules above)."""
+
+    user_id: str
+    known: int
+    valid: int
+    current_only: bool
+    include_expired: bool
+    extra: tuple[str, dict[str, object]] | None  # a compiled filter
+
+    def kwargs(self) -> dict[str, Any]:
+        return {
+            "known": self.known,
+            "valid": self.valid,
+            "current_only": self.current_only,
+            "include_expired": self.include_expired,
+            "extra": self.extra,
+        }
+
+
+def _by_words(
+    conn: apsw.Connection, terms: list[str], scope: Scope
+) -> dict[str, tuple[Revision, float | None]]:
+    """The memories holding any term, each with its as-of BM25 score."""
+    found: dict[str, Revision] = {}
+    matches: dict[str, set[str]] = {}
+    for term in terms:
+        q = queries.search_as_of(scope.user_id, term, **scope.kwargs())
+        revs = [revision_from_row(row, scope.valid) for row in conn.execute(q.sql, q.params)]
+        matches[term] = {r.memory_id for r in revs}
+        found.update((r.memory_id, r) for r in revs)
+    if not found:
+        return {}
+    q = queries.count_as_of(scope.user_id, **scope.kwargs())
+    (n,) = conn.execute(q.sql, q.params).fetchone() or (0,)
+    scores = bm25(matches, {k: word_count(r.text) for k, r in found.items()}, n)
+    return {k: (r, scores.get(k)) for k, r in found.items()}
+
+
+def _by_time(conn: apsw.Connection, windows: list[tuple[datetime, datetime]], scope: Scope) -> list[Revision]:
+    """The memories that sit in the query's windows, whatever their words."""
+    near = window_condition(windows)
+    extra = scope.extra
+    both = near if extra is None else (f"({extra[0]}) AND ({near[0]})", {**extra[1], **near[1]})
+    kwargs = {**scope.kwargs(), "extra": both}
+    q = queries.read_as_of(scope.user_id, include_retracted=False, started=True, **kwargs)
+    return [revision_from_row(row, scope.valid) for row in conn.execute(q.sql, q.params)]
+
+
+def run_search(conn: apsw.Connection, query: str, scope: Scope, tz: ZoneInfo, limit: int) -> list[Hit]:
+    """Search ``scope`` for ``query`` (the rules are the module docstring's); best first."""
+    at = from_micros(scope.known)
+    mentions, rest = query_window(query, at, tz)
+    windows = windows_of(mentions, at)
+    terms = query_terms(rest)
+    if not terms and not windows:
+        raise InvalidInputError(f"query={query!r:.80} has no words to search for")
+    scored = _by_words(conn, terms, scope)
+    if windows:
+        for rev in _by_time(conn, windows, scope):
+            scored.setdefault(rev.memory_id, (rev, None))
+    best = max((bm for _, bm in scored.values() if bm is not None), default=0.0)
+    hits = []
+    for rev, bm in scored.values():
+        text = (bm / best if best > 0 else 1.0) if bm is not None else 0.0
+        fit = time_fit(rev, windows, at) if windows else None
+        if bm is None and (fit or 0.0) < TIME_ONLY_FLOOR:
+            continue  # found only by time, and not near it after all
+        hits.append(Hit(rev, text + (fit or 0.0), text, fit, bm))
+    hits.sort(key=lambda h: (-h.score, -h.text, h.revision.memory_id))
+    return hits[:limit]

@@ -37,14 +37,16 @@ def _db_path(args: argparse.Namespace) -> str | None:
     return args.db or os.environ.get("LOCALMEM_DB") or None
 
 
-def _json_arg(text: str | None, name: str) -> Any:
+def _json_arg(
+    text: str | None, name: str, hint: str = "numbers as they are (7), strings quoted ('\"seven\"')"
+) -> Any:
     if text is None:
         return None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InvalidInputError(
-            f"{name} {text!r} is not JSON: numbers as they are (7), strings quoted ('\"seven\"')"
+            f"{name} {text!r:.80} is not JSON: {hint} ({exc.msg} at column {exc.colno})"
         ) from exc
 
 
@@ -305,14 +307,7 @@ def cmd_read(store: Store, args: argparse.Namespace) -> None:
 
 
 def _filter_arg(text: str | None) -> Any:
-    if text is None:
-        return None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidInputError(
-            f"--filter {text!r:.80} is not JSON ({exc.msg} at column {exc.colno})"
-        ) from exc
+    return _json_arg(text, "--filter", 'a tree such as {"kind": "goal"}')
 
 
 def cmd_search(store: Store, args: argparse.Namespace) -> None:

@@ -14,8 +14,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
-    "REVISION_COLUMNS", "GET_AS_OF", "KEY_HEAD", "Query", "get_as_of", "read_as_of", "search_as_of",
-    "count_as_of", "snapshot", "history",
+    "REVISION_COLUMNS",
+    "GET_AS_OF",
+    "KEY_HEAD",
+    "Query",
+    "get_as_of",
+    "read_as_of",
+    "search_as_of",
+    "count_as_of",
+    "snapshot",
+    "history",
 ]
 
 #: The columns every revision read selects, in the order Revision is built from.
@@ -64,7 +72,12 @@ def get_as_of(memory_id: str, known: int) -> Query:
 
 
 def _read_conditions(
-    user_id: str, known: int, valid: int, current_only: bool, include_expired: bool, include_retracted: bool,
+    user_id: str,
+    known: int,
+    valid: int,
+    current_only: bool,
+    include_expired: bool,
+    include_retracted: bool,
     started: bool = False,
 ) -> tuple[list[str], dict[str, object]]:
     """The WHERE terms shared by reads and searches: the user's memories as known at ``known``.
@@ -88,6 +101,24 @@ def _read_conditions(
     return where, params
 
 
+def _search_conditions(
+    user_id: str,
+    known: int,
+    valid: int,
+    current_only: bool,
+    include_expired: bool,
+    extra: tuple[str, dict[str, object]] | None,
+) -> tuple[list[str], dict[str, object]]:
+    """A search's scope: the user's current knowledge as of ``known`` (see _read_conditions), filtered."""
+    where, params = _read_conditions(
+        user_id, known, valid, current_only, include_expired, False, started=True
+    )
+    if extra is not None:
+        where.append(f"({extra[0]})")
+        params.update(extra[1])
+    return where, params
+
+
 def search_as_of(
     user_id: str,
     term: str,
@@ -103,15 +134,10 @@ def search_as_of(
     Only FTS5's match is used, never its statistics: those count every revision ever
     written, and a search read as of a time must not see later ones.
     """
-    where, params = _read_conditions(
-        user_id, known, valid, current_only, include_expired, False, started=True
-    )
+    where, params = _search_conditions(user_id, known, valid, current_only, include_expired, extra)
     where.insert(0, "content_fts MATCH :term")
     # The owner column holds 'u' || hex(user_id): matching it first keeps FTS5 within one user.
     params["term"] = f'owner : "u{user_id.encode("utf-8").hex()}" AND text : {term}'
-    if extra is not None:
-        where.append(f"({extra[0]})")
-        params.update(extra[1])
     sql = f"""SELECT {REVISION_COLUMNS}
 FROM content_fts
 JOIN revisions AS r ON r.seq = content_fts.rowid
@@ -133,12 +159,7 @@ def count_as_of(
     extra: tuple[str, dict[str, object]] | None,
 ) -> Query:
     """How many of the user's memories a search as of ``known`` looks among (BM25's N)."""
-    where, params = _read_conditions(
-        user_id, known, valid, current_only, include_expired, False, started=True
-    )
-    if extra is not None:
-        where.append(f"({extra[0]})")
-        params.update(extra[1])
+    where, params = _search_conditions(user_id, known, valid, current_only, include_expired, extra)
     sql = f"""SELECT count(*) {_FROM}
 WHERE {" AND ".join(where)}"""
     return Query(sql, params)

@@ -99,6 +99,21 @@ CREATE TABLE erasures (
     origin      TEXT NOT NULL
 ) STRICT;
 
+-- Every search's results, appended: which memory it returned, when (the store's
+-- recorded time of the search) and for which run. Ranking reads it as of
+-- known_at, so a replay sees exactly the usage that had happened by then. It
+-- holds ids and times only, never the query.
+CREATE TABLE usage (
+    seq        INTEGER PRIMARY KEY,
+    user_id    TEXT NOT NULL,
+    memory_id  TEXT NOT NULL REFERENCES memories (memory_id),
+    used_at    INTEGER NOT NULL,
+    run_id     TEXT,
+    rank       INTEGER NOT NULL CHECK (rank >= 1)
+) STRICT;
+
+CREATE INDEX usage_by_memory ON usage (memory_id, used_at);
+
 -- Full-text index over revision text. External content: the words live only in
 -- `content`; the index holds tokens. Each entry also holds its owner, the user
 -- id as one token ('u' || hex(user_id)), so a search matches within one user's
@@ -161,6 +176,10 @@ WHEN EXISTS (SELECT 1 FROM erasures WHERE memory_id = NEW.memory_id OR tomb_id =
 BEGIN
     SELECT RAISE(ABORT, 'localmem: erasures are immutable: an existing tombstone cannot be replaced');
 END;
+CREATE TRIGGER usage_no_replace BEFORE INSERT ON usage
+WHEN EXISTS (SELECT 1 FROM usage WHERE seq = NEW.seq) BEGIN
+    SELECT RAISE(ABORT, 'localmem: usage is immutable: an existing row cannot be replaced');
+END;
 CREATE TRIGGER store_meta_no_update BEFORE UPDATE ON store_meta BEGIN
     SELECT RAISE(ABORT, 'localmem: store_meta is immutable: revisions are never updated or deleted');
 END;
@@ -192,6 +211,13 @@ CREATE TRIGGER erasures_no_update BEFORE UPDATE ON erasures BEGIN
 END;
 CREATE TRIGGER erasures_no_delete BEFORE DELETE ON erasures BEGIN
     SELECT RAISE(ABORT, 'localmem: erasures are immutable: revisions are never updated or deleted');
+END;
+
+CREATE TRIGGER usage_no_update BEFORE UPDATE ON usage BEGIN
+    SELECT RAISE(ABORT, 'localmem: usage is immutable: it is only ever appended');
+END;
+CREATE TRIGGER usage_no_delete BEFORE DELETE ON usage BEGIN
+    SELECT RAISE(ABORT, 'localmem: usage is immutable: it is only ever appended');
 END;
 
 -- Readable views for the sqlite3 shell: ISO 8601 UTC times, text joined in.

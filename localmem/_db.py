@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 #: The schema version this code writes; PRAGMA user_version of a current file.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: PRAGMA application_id of a localmem file ("LMEM"), so a stranger's SQLite
 #: file is refused rather than written into.
 APPLICATION_ID = 0x4C4D454D
@@ -74,6 +74,28 @@ CREATE TRIGGER content_fts_delete AFTER DELETE ON content BEGIN
         (SELECT 'u' || hex(user_id) FROM memories WHERE memory_id = OLD.memory_id));
 END;
 INSERT INTO content_fts (content_fts) VALUES ('rebuild');
+""",
+    # 3: the usage log that search ranking reads as of a time.
+    3: """
+CREATE TABLE usage (
+    seq        INTEGER PRIMARY KEY,
+    user_id    TEXT NOT NULL,
+    memory_id  TEXT NOT NULL REFERENCES memories (memory_id),
+    used_at    INTEGER NOT NULL,
+    run_id     TEXT,
+    rank       INTEGER NOT NULL CHECK (rank >= 1)
+) STRICT;
+CREATE INDEX usage_by_memory ON usage (memory_id, used_at);
+CREATE TRIGGER usage_no_replace BEFORE INSERT ON usage
+WHEN EXISTS (SELECT 1 FROM usage WHERE seq = NEW.seq) BEGIN
+    SELECT RAISE(ABORT, 'localmem: usage is immutable: an existing row cannot be replaced');
+END;
+CREATE TRIGGER usage_no_update BEFORE UPDATE ON usage BEGIN
+    SELECT RAISE(ABORT, 'localmem: usage is immutable: it is only ever appended');
+END;
+CREATE TRIGGER usage_no_delete BEFORE DELETE ON usage BEGIN
+    SELECT RAISE(ABORT, 'localmem: usage is immutable: it is only ever appended');
+END;
 """,
 }
 

@@ -314,10 +314,12 @@ def cmd_search(store: Store, args: argparse.Namespace) -> None:
     hits = store.search(
         args.query, user_id=args.user, **_axes(args), filters=_filter_arg(args.filter),
         current_only=not args.history, include_expired=args.include_expired, limit=args.limit,
+        log=not args.no_log, run_id=args.run_id,
     )
     if args.json:
         print(json.dumps([{
-            "score": h.score, "text_score": h.text, "time_score": h.time, "bm25": h.bm25,
+            "score": h.score, "text_score": h.text, "time_score": h.time, "usage_score": h.usage,
+            "bm25": h.bm25,
             "revision": h.revision.to_dict(),
         } for h in hits], ensure_ascii=False, indent=2))
         return
@@ -327,7 +329,7 @@ def cmd_search(store: Store, args: argparse.Namespace) -> None:
     for h in hits:
         if args.explain:
             time_part = "-" if h.time is None else f"{h.time:.2f}"
-            print(f"{h.score:.3f} = text {h.text:.2f} x (1 + time {time_part})   bm25 {h.bm25}")
+            print(f"{h.score:.3f} = text {h.text:.2f} + time {time_part} + 0.5 x usage {h.usage:.2f}")
         for line in _revision_lines(h.revision):
             print(line)
 
@@ -527,6 +529,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="search every valid interval, not just current ones")
     p.add_argument("--include-expired", action="store_true")
     p.add_argument("--explain", action="store_true", help="show each hit's score and its parts")
+    p.add_argument("--no-log", action="store_true", help="do not append the hits to the usage log")
+    p.add_argument("--run-id", help="the run (eval, session) the hits are logged under")
     p.set_defaults(func=cmd_search)
 
     p = command("history", "every change to one memory")

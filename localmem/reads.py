@@ -8,6 +8,7 @@ what a current-only read hides are in :mod:`localmem.store`'s docstring.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
@@ -40,6 +41,8 @@ class _Host(Protocol):
     def _zone_for(self, tz: str | ZoneInfo | None, user_id: str) -> ZoneInfo: ...
 
     def erasure(self, memory_id: str) -> Erasure | None: ...
+
+    def _write(self) -> AbstractContextManager[int]: ...
 
 
 class Reads:
@@ -142,12 +145,17 @@ class Reads:
         current_only: bool = True,
         include_expired: bool = False,
         limit: int = 10,
+        log: bool = True,
+        run_id: str | None = None,
     ) -> list[Hit]:
         """The user's memories that best answer ``query``, as known at known_at.
 
         Full-text relevance (BM25) reranked by how well each memory's time fits
         the query's time phrases, which are read against known_at in the user's
-        zone; see :mod:`localmem.search` for the rules. Nothing is logged yet.
+        zone; see :mod:`localmem.search` for the rules. Unless ``log=False``,
+        the hits are appended to the usage log (with ``run_id``, at the store's
+        recorded time of the search), which later rankings read as of their
+        known_at.
 
         ``current_only`` (the default) keeps what is current *knowledge* at
         valid_at: memories begun by then and not superseded, so a past event
@@ -165,6 +173,9 @@ class Reads:
         if not isinstance(query, str):
             raise InvalidInputError(f"query={query!r:.80} is not text: expected a string")
         check_text(user_id, "user_id")
+        optional_text(run_id, "run_id")
+        if not isinstance(log, bool):
+            raise InvalidInputError(f"log={log!r} is not a bool")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
             raise InvalidInputError(f"limit={limit!r} is not acceptable: expected an integer from 1 to 1000")
         z = self._zone_for(None, user_id)
@@ -176,7 +187,14 @@ class Reads:
             include_expired=include_expired, extra=extra,
         )
         with map_errors():
-            return run_search(self._conn, query, scope, z, limit)
+            hits = run_search(self._conn, query, scope, z, limit)
+        if log and hits:
+            with self._write() as now:
+                self._conn.executemany(
+                    "INSERT INTO usage (user_id, memory_id, used_at, run_id, rank) VALUES (?, ?, ?, ?, ?)",
+                    [(user_id, h.revision.memory_id, now, run_id, i) for i, h in enumerate(hits, 1)],
+                )
+        return hits
 
     def snapshot(self: _Host, user_id: str, *, known_at: TimeInput | None = None) -> Snapshot:
         """Everything the store held about a user at known_at, with no filter.

@@ -21,7 +21,7 @@ The rules:
   memory's fit is how much of its valid time lies in the phrase's window (1 when
   inside, falling with distance when outside), weighed by its precision; a
   memory whose valid time was only assumed is placed on its observed_at day.
-  The score is ``text + fit``: time ranks up, never filters out. Memories
+  The score is ``text + fit`` (plus usage, below): time ranks up, never filters out. Memories
   that sit in the window join the candidates even without a matching word
   ("what did I feel on 30 July?" finds "tempo run felt easy" said that day),
   scored by fit alone: those with a bounded valid time or placed by their
@@ -30,6 +30,14 @@ The rules:
   not superseded, expired or retracted: a search must still find an event that
   ended ("the 10K last weekend", "the knee injury in July"), which a read's
   "valid at valid_at" would hide, while a fact that was replaced drops out.
+- **Usage.** Every search (unless ``log=False``) appends which memories it
+  returned, when (the store's recorded time) and for which run. Ranking adds a
+  base-level activation of that usage, ACT-R style: ``ln sum t_j ** -0.5`` over
+  the memory's creation and each use recorded before known_at, ages in days (at
+  least an hour), squashed to (0, 1). A memory retrieved often stays reachable,
+  one never retrieved drifts down as it ages, never out; a strong word match
+  still brings it back. Read as of known_at, the usage a replay sees is exactly
+  what had happened by then (a replay's own log lands at the time it runs).
 - **Filters** narrow the candidates (see :mod:`localmem.filters`).
 """
 
@@ -51,6 +59,9 @@ from .resolver import TimeMention, find_times
 from .revision import Revision, revision_from_row
 
 __all__ = [
+    "USAGE_WEIGHT",
+    "activation",
+    "squash",
     "Hit",
     "Scope",
     "run_search",
@@ -66,6 +77,11 @@ __all__ = [
 
 #: A query that is only a time phrase keeps the memories whose fit reaches this.
 TIME_ONLY_FLOOR = 0.05
+#: How much usage counts next to text (0..1) and time (0..1).
+USAGE_WEIGHT = 0.5
+#: ACT-R's decay: how fast the weight of one use fades with its age.
+DECAY = 0.5
+_DAY_US = 86_400_000_000
 
 #: Words too common to say what a memory is about; a query of only these finds nothing by text.
 STOPWORDS = frozenset(
@@ -97,7 +113,8 @@ class Hit:
 
     ``text`` is the BM25 relevance scaled to [0, 1] among the candidates (0 for
     a memory found only by its time), ``time`` the temporal fit in [0, 1] (None
-    when the query has no usable time phrase), ``score`` = text + time.
+    when the query has no usable time phrase), ``usage`` the squashed activation
+    of its past retrievals in (0, 1); ``score`` = text + time + 0.5 * usage.
     """
 
     revision: Revision
@@ -105,6 +122,7 @@ class Hit:
     text: float
     time: float | None
     bm25: float | None  # the raw as-of BM25 (higher is better); None when found by time alone
+    usage: float = 0.0
 
 
 def query_terms(text: str) -> list[str]:
@@ -282,5 +300,47 @@ def run_search(conn: apsw.Connection, query: str, scope: Scope, tz: ZoneInfo, li
         if bm is None and (fit or 0.0) < TIME_ONLY_FLOOR:
             continue  # found only by time, and not near it after all
         hits.append(Hit(rev, text + (fit or 0.0), text, fit, bm))
+    uses = _usage(conn, [h.revision.memory_id for h in hits], scope.known)
+    hits = [
+        Hit(h.revision, h.score + USAGE_WEIGHT * u, h.text, h.time, h.bm25, u)
+        for h in hits
+        for u in (squash(activation(*uses[h.revision.memory_id], scope.known)),)
+    ]
     hits.sort(key=lambda h: (-h.score, -h.text, h.revision.memory_id))
     return hits[:limit]
+
+
+def _usage(conn: apsw.Connection, memory_ids: list[str], known: int) -> dict[str, tuple[int, list[int]]]:
+    """Per memory: when it was created and when it was retrieved before ``known``.
+
+    Strictly before: a search records its own hits at its own time, so a replay as of that
+    very instant ranks as the search did.
+    """
+    out: dict[str, tuple[int, list[int]]] = {}
+    for start in range(0, len(memory_ids), 500):
+        chunk = memory_ids[start : start + 500]
+        marks = ", ".join("?" * len(chunk))
+        for memory_id, created in conn.execute(
+            f"SELECT memory_id, created_at FROM memories WHERE memory_id IN ({marks})", chunk
+        ):
+            out[memory_id] = (created, [])
+        for memory_id, used_at in conn.execute(
+            f"SELECT memory_id, used_at FROM usage WHERE memory_id IN ({marks}) AND used_at < ?",
+            (*chunk, known),
+        ):
+            out[memory_id][1].append(used_at)
+    return out
+
+
+def activation(created: int, uses: list[int], known: int) -> float:
+    """ACT-R base-level activation: ln of the summed, decayed weight of the creation and each use."""
+    total = 0.0
+    for at in (created, *uses):
+        age_days = max((known - at) / _DAY_US, 1 / 24)
+        total += age_days**-DECAY
+    return math.log(total)
+
+
+def squash(a: float) -> float:
+    """An activation as a usage score in (0, 1)."""
+    return 1 / (1 + math.exp(-a))

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import apsw
 import pytest
 
 from localmem import _db
@@ -404,3 +405,14 @@ def test_search_explains_each_hit(cli: CLI) -> None:
 def test_search_without_words_is_an_error(cli: CLI) -> None:
     code, out, err = cli("search", "what is it", "--user", "sam")
     assert (code, out) == (1, "") and "no words to search for" in err
+
+
+def test_search_logs_under_a_run_unless_told_not_to(cli: CLI) -> None:
+    cli("add", "Tempo run felt easy", "--user", "sam", "--tz", "UTC", now="2025-07-30T18:00:00Z")
+    assert cli("search", "tempo", "--user", "sam", "--run-id", "eval-1", now="2025-08-01T00:00:00Z")[0] == 0
+    assert cli("search", "tempo", "--user", "sam", "--no-log", now="2025-08-02T00:00:00Z")[0] == 0
+    conn = apsw.Connection(str(cli.db))
+    try:
+        assert conn.execute("SELECT run_id, rank FROM usage").fetchall() == [("eval-1", 1)]
+    finally:
+        conn.close()

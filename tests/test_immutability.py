@@ -26,7 +26,7 @@ from localmem._db import transaction
 from localmem.testing import FrozenClock
 
 #: The tables that hold revisions (and what the store knows about itself).
-TABLES = ("store_meta", "memories", "revisions", "content", "erasures")
+TABLES = ("store_meta", "memories", "revisions", "content", "erasures", "usage")
 
 #: Per table, a column and a new value its CHECK constraints accept, so that only
 #: the immutability triggers can refuse the change.
@@ -36,6 +36,7 @@ CHANGE = {
     "revisions": ("tz", "tz || 'x'"),
     "content": ("text", "text || 'x'"),
     "erasures": ("reason", "'changed'"),
+    "usage": ("run_id", "'changed'"),
 }
 
 #: The primary key of each table, for the upsert form of an update.
@@ -45,6 +46,7 @@ PRIMARY_KEY = {
     "revisions": "seq",
     "content": "rev_seq",
     "erasures": "memory_id",
+    "usage": "seq",
 }
 
 
@@ -123,6 +125,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
         store.correct(kept.memory_id, text="Ann lives in Porto")
         clock.advance(minutes=5)
         store.erase(gone.memory_id, reason="user asked")
+        store.search("Ann", user_id="ann", run_id="template")  # a usage row
         for table in TABLES:
             count = store.connection.execute(f"SELECT count(*) FROM {table}").get
             assert count > 0, f"{table} is empty: the statements below would change nothing"

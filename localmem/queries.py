@@ -22,6 +22,8 @@ __all__ = [
     "read_as_of",
     "search_as_of",
     "count_as_of",
+    "by_seq",
+    "LIGHT_COLUMNS",
     "snapshot",
     "history",
 ]
@@ -57,6 +59,10 @@ class Query:
     sql: str
     params: dict[str, object] | tuple[object, ...]
 
+
+#: What a search scores a candidate by, before it builds the few Revisions it returns.
+LIGHT_COLUMNS = """
+    r.seq, r.memory_id, c.text, r.valid_from, r.valid_to, r.precision, r.valid_source, r.observed_at, r.tz"""
 
 #: One memory as known at a time: a single probe of ``revisions_asof``.
 #: Positional parameters (memory_id, known): the hottest read, kept lean.
@@ -135,12 +141,16 @@ def search_as_of(
     written, and a search read as of a time must not see later ones.
     """
     where, params = _search_conditions(user_id, known, valid, current_only, include_expired, extra)
-    where.insert(0, "content_fts MATCH :term")
     # The owner column holds 'u' || hex(user_id): matching it first keeps FTS5 within one user.
     params["term"] = f'owner : "u{user_id.encode("utf-8").hex()}" AND text : {term}'
-    sql = f"""SELECT {REVISION_COLUMNS}
-FROM content_fts
-JOIN revisions AS r ON r.seq = content_fts.rowid
+    # MATERIALIZED: FTS5 runs once and drives the join; left to itself the planner walks the
+    # user's revisions and runs the match again for each one.
+    sql = f"""WITH matched (seq) AS MATERIALIZED (
+    SELECT rowid FROM content_fts WHERE content_fts MATCH :term
+)
+SELECT {LIGHT_COLUMNS}
+FROM matched
+JOIN revisions AS r ON r.seq = matched.seq
 JOIN memories AS m ON m.memory_id = r.memory_id
 LEFT JOIN content AS c ON c.rev_seq = r.seq
 LEFT JOIN erasures AS e ON e.memory_id = r.memory_id
@@ -149,20 +159,16 @@ ORDER BY r.seq"""
     return Query(sql, params)
 
 
-def count_as_of(
-    user_id: str,
-    *,
-    known: int,
-    valid: int,
-    current_only: bool,
-    include_expired: bool,
-    extra: tuple[str, dict[str, object]] | None,
-) -> Query:
-    """How many of the user's memories a search as of ``known`` looks among (BM25's N)."""
-    where, params = _search_conditions(user_id, known, valid, current_only, include_expired, extra)
-    sql = f"""SELECT count(*) {_FROM}
-WHERE {" AND ".join(where)}"""
-    return Query(sql, params)
+def count_as_of(user_id: str, known: int) -> Query:
+    """How many memories the user had as known at ``known`` (BM25's N): first revisions recorded by then."""
+    sql = "SELECT count(*) FROM revisions WHERE user_id = ?1 AND recorded_at <= ?2 AND version = 1"
+    return Query(sql, (user_id, known))
+
+
+def by_seq(seqs: list[int]) -> Query:
+    """Full revision rows for these revision numbers (at most a few hundred)."""
+    marks = ", ".join("?" * len(seqs))
+    return Query(f"SELECT {REVISION_COLUMNS} {_FROM}\nWHERE r.seq IN ({marks})", tuple(seqs))
 
 
 def read_as_of(

@@ -125,6 +125,36 @@ class Hit:
     usage: float = 0.0
 
 
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    """What ranking needs of a memory found by its words; a full Revision is built only for hits."""
+
+    seq: int
+    memory_id: str
+    text: str | None
+    valid_from: datetime
+    valid_to: datetime | None
+    precision: str
+    valid_source: str
+    observed_at: datetime
+    tz: str
+
+
+def _candidate(row: tuple[Any, ...]) -> _Candidate:
+    seq, memory_id, text, vf, vt, precision, source, observed, tz = row
+    return _Candidate(
+        seq,
+        memory_id,
+        text,
+        from_micros(vf),
+        None if vt is None else from_micros(vt),
+        precision,
+        source,
+        from_micros(observed),
+        tz,
+    )
+
+
 def query_terms(text: str) -> list[str]:
     """The words of ``text`` worth searching for, each as a safe FTS5 phrase ("knee", quoted)."""
     kept = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
@@ -167,7 +197,7 @@ def query_window(query: str, at: datetime, tz: ZoneInfo) -> tuple[list[TimeMenti
     return used, " ".join(rest)
 
 
-def _memory_span(rev: Revision, known: datetime) -> tuple[datetime, datetime]:
+def _memory_span(rev: Revision | _Candidate, known: datetime) -> tuple[datetime, datetime]:
     """Where a memory sits in time: its valid interval, or its observed_at day when assumed."""
     if rev.valid_source == "assumed":
         z = ZoneInfo(rev.tz)
@@ -179,7 +209,7 @@ def _memory_span(rev: Revision, known: datetime) -> tuple[datetime, datetime]:
     return rev.valid_from, end
 
 
-def time_fit(rev: Revision, windows: list[tuple[datetime, datetime]], known: datetime) -> float:
+def time_fit(rev: Revision | _Candidate, windows: list[tuple[datetime, datetime]], known: datetime) -> float:
     """How well a memory's time fits the query's windows, in [0, 1] (the best window counts)."""
     start, end = _memory_span(rev, known)
     length = max((end - start).total_seconds(), 1.0)
@@ -251,23 +281,21 @@ class Scope:
         }
 
 
-def _by_words(
-    conn: apsw.Connection, terms: list[str], scope: Scope
-) -> dict[str, tuple[Revision, float | None]]:
+def _by_words(conn: apsw.Connection, terms: list[str], scope: Scope) -> dict[str, tuple[_Candidate, float]]:
     """The memories holding any term, each with its as-of BM25 score."""
-    found: dict[str, Revision] = {}
+    found: dict[str, _Candidate] = {}
     matches: dict[str, set[str]] = {}
     for term in terms:
         q = queries.search_as_of(scope.user_id, term, **scope.kwargs())
-        revs = [revision_from_row(row, scope.valid) for row in conn.execute(q.sql, q.params)]
-        matches[term] = {r.memory_id for r in revs}
-        found.update((r.memory_id, r) for r in revs)
+        cands = [_candidate(row) for row in conn.execute(q.sql, q.params)]
+        matches[term] = {c.memory_id for c in cands}
+        found.update((c.memory_id, c) for c in cands)
     if not found:
         return {}
-    q = queries.count_as_of(scope.user_id, **scope.kwargs())
+    q = queries.count_as_of(scope.user_id, scope.known)
     (n,) = conn.execute(q.sql, q.params).fetchone() or (0,)
-    scores = bm25(matches, {k: word_count(r.text) for k, r in found.items()}, n)
-    return {k: (r, scores.get(k)) for k, r in found.items()}
+    scores = bm25(matches, {k: word_count(c.text) for k, c in found.items()}, n)
+    return {k: (c, scores[k]) for k, c in found.items()}
 
 
 def _by_time(conn: apsw.Connection, windows: list[tuple[datetime, datetime]], scope: Scope) -> list[Revision]:
@@ -288,26 +316,37 @@ def run_search(conn: apsw.Connection, query: str, scope: Scope, tz: ZoneInfo, li
     terms = query_terms(rest)
     if not terms and not windows:
         raise InvalidInputError(f"query={query!r:.80} has no words to search for")
-    scored = _by_words(conn, terms, scope)
+    scored: dict[str, tuple[Revision | _Candidate, float | None]] = dict(_by_words(conn, terms, scope))
     if windows:
         for rev in _by_time(conn, windows, scope):
             scored.setdefault(rev.memory_id, (rev, None))
     best = max((bm for _, bm in scored.values() if bm is not None), default=0.0)
-    hits = []
-    for rev, bm in scored.values():
+    ranked: list[tuple[Revision | _Candidate, float, float, float | None, float | None]] = []
+    for item, bm in scored.values():
         text = (bm / best if best > 0 else 1.0) if bm is not None else 0.0
-        fit = time_fit(rev, windows, at) if windows else None
+        fit = time_fit(item, windows, at) if windows else None
         if bm is None and (fit or 0.0) < TIME_ONLY_FLOOR:
             continue  # found only by time, and not near it after all
-        hits.append(Hit(rev, text + (fit or 0.0), text, fit, bm))
-    uses = _usage(conn, [h.revision.memory_id for h in hits], scope.known)
-    hits = [
-        Hit(h.revision, h.score + USAGE_WEIGHT * u, h.text, h.time, h.bm25, u)
-        for h in hits
-        for u in (squash(activation(*uses[h.revision.memory_id], scope.known)),)
+        ranked.append((item, text + (fit or 0.0), text, fit, bm))
+    uses = _usage(conn, [r[0].memory_id for r in ranked], scope.known)
+    final = []
+    for item, score, text, fit, bm in ranked:
+        u = squash(activation(*uses[item.memory_id], scope.known))
+        final.append((score + USAGE_WEIGHT * u, text, item.memory_id, item, fit, bm, u))
+    final.sort(key=lambda f: (-f[0], -f[1], f[2]))
+    top = final[:limit]
+    light = [f[3].seq for f in top if isinstance(f[3], _Candidate)]
+    full = {}
+    if light:
+        q = queries.by_seq(light)
+        full = {
+            rev.memory_id: rev
+            for rev in (revision_from_row(row, scope.valid) for row in conn.execute(q.sql, q.params))
+        }
+    return [
+        Hit(full[item.memory_id] if isinstance(item, _Candidate) else item, score, text, fit, bm, u)
+        for score, text, _, item, fit, bm, u in top
     ]
-    hits.sort(key=lambda h: (-h.score, -h.text, h.revision.memory_id))
-    return hits[:limit]
 
 
 def _usage(conn: apsw.Connection, memory_ids: list[str], known: int) -> dict[str, tuple[int, list[int]]]:

@@ -328,6 +328,11 @@ def run_search(conn: apsw.Connection, query: str, scope: Scope, tz: ZoneInfo, li
         if bm is None and (fit or 0.0) < TIME_ONLY_FLOOR:
             continue  # found only by time, and not near it after all
         ranked.append((item, text + (fit or 0.0), text, fit, bm))
+    # Usage adds at most USAGE_WEIGHT: a candidate that cannot reach the limit-th best base
+    # score even with it is dropped before its usage is read.
+    if len(ranked) > limit:
+        floor = sorted((r[1] for r in ranked), reverse=True)[limit - 1]
+        ranked = [r for r in ranked if r[1] + USAGE_WEIGHT >= floor]
     uses = _usage(conn, [r[0].memory_id for r in ranked], scope.known)
     final = []
     for item, score, text, fit, bm in ranked:

@@ -210,17 +210,26 @@ def _memory_span(rev: Revision | _Candidate, known: datetime) -> tuple[datetime,
 
 
 def time_fit(rev: Revision | _Candidate, windows: list[tuple[datetime, datetime]], known: datetime) -> float:
-    """How well a memory's time fits the query's windows, in [0, 1] (the best window counts)."""
+    """How well a memory's time fits the query's windows, in [0, 1] (the best window counts).
+
+    Inside: the share of the memory in the window, times how specific it is (a fact
+    true for months fits "last week" less than an event of that week). Outside: it
+    falls with the distance from the memory's middle to the window, e^-1 at a sixth
+    of the window's length (at least an hour), so the day before "last week" is not
+    as good as a day in it.
+    """
     start, end = _memory_span(rev, known)
     length = max((end - start).total_seconds(), 1.0)
+    middle = start + (end - start) / 2
     best = 0.0
     for lo, hi in windows:
+        width = max((hi - lo).total_seconds(), 1.0)
         overlap = (min(end, hi) - max(start, lo)).total_seconds()
-        if overlap > 0:
-            fit = overlap / min(length, max((hi - lo).total_seconds(), 1.0))
+        if lo <= middle < hi or overlap > 0 and length > width:
+            fit = (overlap / min(length, width)) * min(1.0, width / length)
         else:
-            gap = -overlap
-            fit = math.exp(-gap / max((hi - lo).total_seconds(), 86400.0))
+            gap = min(abs((middle - lo).total_seconds()), abs((middle - hi).total_seconds()))
+            fit = math.exp(-gap / max(width / 6, 3600.0))
         best = max(best, min(fit, 1.0))
     precision = rev.precision if rev.valid_source != "assumed" else "day"
     return best * PRECISION_WEIGHT.get(precision, 0.3)

@@ -1,0 +1,355 @@
+"""Search benchmark: recall and latency of Store.search on a synthetic year of one user's memories.
+
+    python benchmarks/search.py [--revisions 10000 100000] [--queries 200] [--seed 0]
+
+Builds, through the public API, one user's year (2025) of memories: daily events on a
+topic with an explicit day of valid time ("dentist check-up went fine"), facts that change
+(a keyed home city, superseded), plans that expire, and corrections, until the store
+holds the asked number of revisions. Each memory's topic and day are known, so each
+query's relevant memories are known by construction:
+
+* **topic queries** ("dentist"): relevant = the topic's memories that are current;
+* **time-bearing queries** ("what happened with the dentist last week?", asked as of a
+  day): relevant = the topic's memories whose valid day lies in that week.
+
+For each query it prints recall@5, recall@10 and nDCG@10 for: BM25 alone (the query
+without its time phrase, no usage), BM25 + temporal reranking (the full query), and +
+usage (after a warm-up of logged searches), with p50/p95 latency of each next to a bare
+FTS5 ``MATCH ... ORDER BY rank LIMIT 10`` on the same data and user. Figures are printed,
+never asserted; the last line is JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+from provenance import git_commit  # benchmarks/ is on sys.path when a script here runs
+
+import localmem
+from localmem.testing import FrozenClock
+
+TOPICS = (
+    "dentist",
+    "knee",
+    "marathon",
+    "salary",
+    "sister",
+    "garden",
+    "passport",
+    "piano",
+    "cat",
+    "mortgage",
+    "yoga",
+    "physio",
+    "concert",
+    "insurance",
+    "wedding",
+    "bakery",
+    "laptop",
+    "holiday",
+    "tax",
+    "neighbour",
+)
+FILLER = (
+    "went",
+    "fine",
+    "again",
+    "today",
+    "quite",
+    "long",
+    "short",
+    "good",
+    "bad",
+    "call",
+    "visit",
+    "note",
+    "talked",
+    "about",
+    "booked",
+    "paid",
+    "sent",
+    "email",
+    "plan",
+    "check",
+    "new",
+    "old",
+    "help",
+    "asked",
+)
+CITIES = ("Berlin", "Lisbon", "Porto", "Leeds", "Osaka", "Austin")
+USER = "sam"
+TZ = "Europe/Berlin"
+YEAR = date(2025, 1, 1)
+
+
+@dataclass
+class Memory:
+    memory_id: str
+    topic: str
+    day: date
+
+
+def build(store: localmem.Store, clock: FrozenClock, revisions: int, rng: random.Random) -> list[Memory]:
+    """Write the year until the store holds ``revisions`` revisions; return the topic memories."""
+    memories: list[Memory] = []
+    per_day = max(1, revisions // 365)
+    written = 0
+    day = 0
+    moved_at = datetime(2024, 12, 31, tzinfo=UTC)
+    with store.batch():
+        while written < revisions:
+            today = YEAR + timedelta(days=day % 365)
+            clock.set(
+                datetime.combine(today, datetime.min.time(), UTC) + timedelta(hours=20, minutes=day // 365)
+            )
+            for _ in range(per_day):
+                roll = rng.random()
+                topic = rng.choice(TOPICS)
+                text = f"{topic} " + " ".join(rng.choices(FILLER, k=rng.randint(3, 8)))
+                if roll < 0.75:  # an event on a day
+                    rev = store.add(
+                        text,
+                        user_id=USER,
+                        tz=TZ,
+                        valid_from=today,
+                        valid_to=today + timedelta(days=1),
+                        kind="event",
+                        resolve=False,
+                    )
+                    memories.append(Memory(rev.memory_id, topic, today))
+                    written += 1
+                elif roll < 0.85 and memories:  # a correction of an earlier account
+                    target = rng.choice(memories[-200:])
+                    store.correct(
+                        target.memory_id,
+                        text=f"{target.topic} corrected " + " ".join(rng.choices(FILLER, k=4)),
+                    )
+                    written += 1
+                elif roll < 0.93:  # a plan that expires
+                    store.add(
+                        f"plan {topic} " + " ".join(rng.choices(FILLER, k=3)),
+                        user_id=USER,
+                        kind="plan",
+                        valid_from=today,
+                        expires=today + timedelta(days=rng.randint(1, 20)),
+                        resolve=False,
+                    )
+                    written += 1
+                else:  # a changing fact: each move starts a little after the last
+                    moved_at = max(
+                        moved_at + timedelta(seconds=1), datetime.combine(today, datetime.min.time(), UTC)
+                    )
+                    store.add(
+                        f"lives in {rng.choice(CITIES)}",
+                        user_id=USER,
+                        key="home_city",
+                        valid_from=moved_at,
+                        resolve=False,
+                    )
+                    written += 2
+            day += 1
+    return memories
+
+
+@dataclass
+class Query:
+    text: str  # the full query
+    plain: str  # the same without its time phrase (BM25 alone)
+    as_of: datetime
+    relevant: set[str]
+
+
+def queries(memories: list[Memory], rng: random.Random, n: int, store: localmem.Store) -> list[Query]:
+    """Half topic queries, half time-bearing ones, each with its relevant memories by construction."""
+    current = {m.memory_id for m in memories}
+    out = []
+    end = datetime.combine(YEAR + timedelta(days=365), datetime.min.time(), UTC)
+    for i in range(n):
+        topic = rng.choice(TOPICS)
+        if i % 2 == 0:
+            relevant = {m.memory_id for m in memories if m.topic == topic and m.memory_id in current}
+            out.append(Query(topic, topic, end, relevant))
+            continue
+        asked = YEAR + timedelta(days=rng.randint(14, 360))
+        monday = asked - timedelta(days=asked.weekday())
+        last_week = (monday - timedelta(days=7), monday)
+        relevant = {
+            m.memory_id for m in memories if m.topic == topic and last_week[0] <= m.day < last_week[1]
+        }
+        if not relevant:
+            continue
+        as_of = datetime.combine(asked, datetime.min.time(), UTC) + timedelta(hours=12)  # Berlin midday
+        out.append(
+            Query(
+                f"what happened with the {topic} last week?",
+                f"what happened with the {topic}?",
+                as_of,
+                relevant,
+            )
+        )
+    return out
+
+
+def metrics(ranked: list[str], relevant: set[str]) -> tuple[float, float, float]:
+    """recall@5, recall@10, nDCG@10 of one ranking."""
+    if not relevant:
+        return 1.0, 1.0, 1.0
+    r5 = len(set(ranked[:5]) & relevant) / min(len(relevant), 5)
+    r10 = len(set(ranked[:10]) & relevant) / min(len(relevant), 10)
+    dcg = sum(1 / math.log2(i + 2) for i, m in enumerate(ranked[:10]) if m in relevant)
+    ideal = sum(1 / math.log2(i + 2) for i in range(min(len(relevant), 10)))
+    return r5, r10, dcg / ideal
+
+
+def timed(fn: Callable[[], list[str]]) -> tuple[list[str], float]:
+    start = time.perf_counter()
+    result = fn()
+    return result, (time.perf_counter() - start) * 1000
+
+
+def bare_fts(store: localmem.Store, words: str) -> list[str]:
+    owner = "u" + USER.encode().hex()
+    terms = " OR ".join('"' + w + '"' for w in words.split() if w.isalpha())
+    rows = store.connection.execute(
+        "SELECT rowid FROM content_fts WHERE content_fts MATCH ? ORDER BY rank LIMIT 10",
+        (f'owner : "{owner}" AND text : ({terms})',),
+    ).fetchall()
+    return [str(r[0]) for r in rows]
+
+
+def run(revisions: int, n_queries: int, seed: int) -> dict[str, object]:
+    rng = random.Random(seed)
+    clock = FrozenClock("2025-01-01T00:00:00Z")
+    with tempfile.TemporaryDirectory() as tmp:
+        store = localmem.open(Path(tmp) / "search.db", clock=clock)
+        started = time.perf_counter()
+        memories = build(store, clock, revisions, rng)
+        built_s = time.perf_counter() - started
+        clock.set("2026-02-01T00:00:00Z")
+        asked = queries(memories, rng, n_queries, store)
+        results: dict[str, dict[str, list[float]]] = {}
+
+        def record(name: str, ranked: list[str], ms: float, q: Query) -> None:
+            r = results.setdefault(
+                name, {"r5": [], "r10": [], "ndcg": [], "ms": [], "time_r5": [], "plain_r5": []}
+            )
+            r5, r10, nd = metrics(ranked, q.relevant)
+            r["r5"].append(r5)
+            r["r10"].append(r10)
+            r["ndcg"].append(nd)
+            r["ms"].append(ms)
+            (r["plain_r5"] if q.text == q.plain else r["time_r5"]).append(r5)
+
+        def search(text: str, q: Query, log: bool) -> list[str]:
+            hits = store.search(
+                text, user_id=USER, as_of=q.as_of, current_only=True, include_expired=True, limit=10, log=log
+            )
+            return [h.revision.memory_id for h in hits]
+
+        for q in asked:
+            ranked, ms = timed(lambda q=q: search(q.plain, q, False))
+            record("BM25", ranked, ms, q)
+            ranked, ms = timed(lambda q=q: search(q.text, q, False))
+            record("BM25 + time", ranked, ms, q)
+            _, ms = timed(lambda q=q: bare_fts(store, q.plain))
+            results.setdefault("bare FTS5", {"ms": []})["ms"].append(ms)
+        for q in asked[: len(asked) // 2]:  # a warm-up whose retrievals are logged
+            search(q.text, q, True)
+        clock.set("2026-03-01T00:00:00Z")
+        for q in asked:
+            ranked, ms = timed(lambda q=q: search(q.text, q, False))
+            record("+ usage", ranked, ms, q)
+        info = store.info()
+        store.close()
+    return {
+        "revisions": info.revisions,
+        "memories": info.memories,
+        "queries": len(asked),
+        "build_s": round(built_s, 1),
+        "results": results,
+    }
+
+
+def summary(values: list[float]) -> str:
+    return f"{statistics.fmean(values):.3f}" if values else "-"
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p * len(ordered)))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--revisions", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    print(f"localmem search benchmark, commit {git_commit()}; one user's year; {args.queries} queries a size")
+    out = []
+    for n in args.revisions:
+        res = run(n, args.queries, args.seed)
+        out.append(res)
+        print(
+            f"\n{res['revisions']:,} revisions ({res['memories']:,} memories, built in {res['build_s']} s), "
+            f"{res['queries']} queries"
+        )
+        print(
+            f"  {'':14} {'recall@5':>9} {'recall@10':>10} {'nDCG@10':>8} {'r@5 time q':>11}"
+            f" {'r@5 plain q':>12} {'p50 ms':>8} {'p95 ms':>8}"
+        )
+        bare = res["results"]["bare FTS5"]["ms"]  # type: ignore[index]
+        for name, r in res["results"].items():  # type: ignore[attr-defined]
+            if name == "bare FTS5":
+                continue
+            print(
+                f"  {name:14} {summary(r['r5']):>9} {summary(r['r10']):>10} {summary(r['ndcg']):>8}"
+                f" {summary(r['time_r5']):>11} {summary(r['plain_r5']):>12}"
+                f" {pct(r['ms'], 0.5):8.2f} {pct(r['ms'], 0.95):8.2f}"
+            )
+        full = res["results"]["+ usage"]["ms"]  # type: ignore[index]
+        print(
+            f"  {'bare FTS5':14} {'':>9} {'':>10} {'':>8} {'':>11} {'':>12}"
+            f" {pct(bare, 0.5):8.2f} {pct(bare, 0.95):8.2f}"
+        )
+        print(
+            f"  search p95 / bare FTS5 p95: {pct(full, 0.95) / max(pct(bare, 0.95), 1e-9):.1f}x"
+            f"  (targets: p95 <= 20 ms at 1M, <= 3x bare)"
+        )
+    print(
+        json.dumps(
+            {
+                "benchmark": "localmem.search",
+                "commit": git_commit(),
+                "sizes": [
+                    {k: v for k, v in r.items() if k != "results"}
+                    | {
+                        "results": {
+                            name: {
+                                m: (round(statistics.fmean(vs), 4) if vs else None)
+                                for m, vs in metrics_.items()
+                            }
+                            for name, metrics_ in r["results"].items()
+                        }
+                    }
+                    for r in out
+                ],
+            }
+        )
+    )  # type: ignore[union-attr]
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

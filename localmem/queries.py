@@ -183,6 +183,7 @@ def read_as_of(
     key: str | None = None,
     extra: tuple[str, dict[str, object]] | None = None,
     started: bool = False,
+    light: bool = False,
 ) -> Query:
     """A user's memories as known at ``known``.
 
@@ -202,7 +203,7 @@ def read_as_of(
     if extra is not None:
         where.append(f"({extra[0]})")
         params.update(extra[1])
-    sql = f"""SELECT {REVISION_COLUMNS} {_FROM}
+    sql = f"""SELECT {LIGHT_COLUMNS if light else REVISION_COLUMNS} {_FROM}
 WHERE {" AND ".join(where)}
 ORDER BY r.valid_from, r.recorded_at, r.seq"""
     return Query(sql, params)

@@ -132,27 +132,16 @@ class _Candidate:
     seq: int
     memory_id: str
     text: str | None
-    valid_from: datetime
-    valid_to: datetime | None
+    valid_from: int  # UTC microseconds, as stored
+    valid_to: int | None
     precision: str
     valid_source: str
-    observed_at: datetime
+    observed_at: int
     tz: str
 
 
 def _candidate(row: tuple[Any, ...]) -> _Candidate:
-    seq, memory_id, text, vf, vt, precision, source, observed, tz = row
-    return _Candidate(
-        seq,
-        memory_id,
-        text,
-        from_micros(vf),
-        None if vt is None else from_micros(vt),
-        precision,
-        source,
-        from_micros(observed),
-        tz,
-    )
+    return _Candidate(*row)
 
 
 def query_terms(text: str) -> list[str]:
@@ -197,20 +186,18 @@ def query_window(query: str, at: datetime, tz: ZoneInfo) -> tuple[list[TimeMenti
     return used, " ".join(rest)
 
 
-def _memory_span(rev: Revision | _Candidate, known: datetime) -> tuple[datetime, datetime]:
-    """Where a memory sits in time: its valid interval, or its observed_at day when assumed."""
-    if rev.valid_source == "assumed":
-        z = ZoneInfo(rev.tz)
-        local = rev.observed_at.astimezone(z)
-        start = local.replace(hour=0, minute=0, second=0, microsecond=0)
-        return start, start + timedelta(days=1)
-    assert rev.valid_from is not None
-    end = rev.valid_to if rev.valid_to is not None else max(known, rev.valid_from + timedelta(days=1))
-    return rev.valid_from, end
+def _memory_span(c: _Candidate, known: int) -> tuple[int, int]:
+    """Where a memory sits in time (µs): its valid interval, or its observed_at day when assumed."""
+    if c.valid_source == "assumed":
+        local = from_micros(c.observed_at).astimezone(ZoneInfo(c.tz))
+        start = to_micros(local.replace(hour=0, minute=0, second=0, microsecond=0))
+        return start, start + _DAY_US
+    end = c.valid_to if c.valid_to is not None else max(known, c.valid_from + _DAY_US)
+    return c.valid_from, end
 
 
-def time_fit(rev: Revision | _Candidate, windows: list[tuple[datetime, datetime]], known: datetime) -> float:
-    """How well a memory's time fits the query's windows, in [0, 1] (the best window counts).
+def time_fit(c: _Candidate, windows: list[tuple[int, int]], known: int) -> float:
+    """How well a memory's time fits the query's windows (µs), in [0, 1] (the best window counts).
 
     Inside: the share of the memory in the window, times how specific it is (a fact
     true for months fits "last week" less than an event of that week). Outside: it
@@ -218,20 +205,20 @@ def time_fit(rev: Revision | _Candidate, windows: list[tuple[datetime, datetime]
     of the window's length (at least an hour), so the day before "last week" is not
     as good as a day in it.
     """
-    start, end = _memory_span(rev, known)
-    length = max((end - start).total_seconds(), 1.0)
-    middle = start + (end - start) / 2
+    start, end = _memory_span(c, known)
+    length = max(end - start, 1)
+    middle = start + (end - start) // 2
     best = 0.0
     for lo, hi in windows:
-        width = max((hi - lo).total_seconds(), 1.0)
-        overlap = (min(end, hi) - max(start, lo)).total_seconds()
-        if lo <= middle < hi or overlap > 0 and length > width:
+        width = max(hi - lo, 1)
+        overlap = min(end, hi) - max(start, lo)
+        if lo <= middle < hi or (overlap > 0 and length > width):
             fit = (overlap / min(length, width)) * min(1.0, width / length)
         else:
-            gap = min(abs((middle - lo).total_seconds()), abs((middle - hi).total_seconds()))
-            fit = math.exp(-gap / max(width / 6, 3600.0))
+            gap = min(abs(middle - lo), abs(middle - hi))
+            fit = math.exp(-gap / max(width / 6, 3_600_000_000))
         best = max(best, min(fit, 1.0))
-    precision = rev.precision if rev.valid_source != "assumed" else "day"
+    precision = c.precision if c.valid_source != "assumed" else "day"
     return best * PRECISION_WEIGHT.get(precision, 0.3)
 
 
@@ -307,14 +294,16 @@ def _by_words(conn: apsw.Connection, terms: list[str], scope: Scope) -> dict[str
     return {k: (c, scores[k]) for k, c in found.items()}
 
 
-def _by_time(conn: apsw.Connection, windows: list[tuple[datetime, datetime]], scope: Scope) -> list[Revision]:
+def _by_time(
+    conn: apsw.Connection, windows: list[tuple[datetime, datetime]], scope: Scope
+) -> list[_Candidate]:
     """The memories that sit in the query's windows, whatever their words."""
     near = window_condition(windows)
     extra = scope.extra
     both = near if extra is None else (f"({extra[0]}) AND ({near[0]})", {**extra[1], **near[1]})
     kwargs = {**scope.kwargs(), "extra": both}
-    q = queries.read_as_of(scope.user_id, include_retracted=False, started=True, **kwargs)
-    return [revision_from_row(row, scope.valid) for row in conn.execute(q.sql, q.params)]
+    q = queries.read_as_of(scope.user_id, include_retracted=False, started=True, light=True, **kwargs)
+    return [_candidate(row) for row in conn.execute(q.sql, q.params)]
 
 
 def run_search(conn: apsw.Connection, query: str, scope: Scope, tz: ZoneInfo, limit: int) -> list[Hit]:
@@ -325,15 +314,16 @@ def run_search(conn: apsw.Connection, query: str, scope: Scope, tz: ZoneInfo, li
     terms = query_terms(rest)
     if not terms and not windows:
         raise InvalidInputError(f"query={query!r:.80} has no words to search for")
-    scored: dict[str, tuple[Revision | _Candidate, float | None]] = dict(_by_words(conn, terms, scope))
+    scored: dict[str, tuple[_Candidate, float | None]] = dict(_by_words(conn, terms, scope))
     if windows:
         for rev in _by_time(conn, windows, scope):
             scored.setdefault(rev.memory_id, (rev, None))
     best = max((bm for _, bm in scored.values() if bm is not None), default=0.0)
-    ranked: list[tuple[Revision | _Candidate, float, float, float | None, float | None]] = []
+    spans = [(to_micros(lo), to_micros(hi)) for lo, hi in windows]
+    ranked: list[tuple[_Candidate, float, float, float | None, float | None]] = []
     for item, bm in scored.values():
         text = (bm / best if best > 0 else 1.0) if bm is not None else 0.0
-        fit = time_fit(item, windows, at) if windows else None
+        fit = time_fit(item, spans, scope.known) if windows else None
         if bm is None and (fit or 0.0) < TIME_ONLY_FLOOR:
             continue  # found only by time, and not near it after all
         ranked.append((item, text + (fit or 0.0), text, fit, bm))
@@ -349,7 +339,7 @@ def run_search(conn: apsw.Connection, query: str, scope: Scope, tz: ZoneInfo, li
         final.append((score + USAGE_WEIGHT * u, text, item.memory_id, item, fit, bm, u))
     final.sort(key=lambda f: (-f[0], -f[1], f[2]))
     top = final[:limit]
-    light = [f[3].seq for f in top if isinstance(f[3], _Candidate)]
+    light = [f[3].seq for f in top]
     full = {}
     if light:
         q = queries.by_seq(light)
@@ -357,10 +347,7 @@ def run_search(conn: apsw.Connection, query: str, scope: Scope, tz: ZoneInfo, li
             rev.memory_id: rev
             for rev in (revision_from_row(row, scope.valid) for row in conn.execute(q.sql, q.params))
         }
-    return [
-        Hit(full[item.memory_id] if isinstance(item, _Candidate) else item, score, text, fit, bm, u)
-        for score, text, _, item, fit, bm, u in top
-    ]
+    return [Hit(full[item.memory_id], score, text, fit, bm, u) for score, text, _, item, fit, bm, u in top]
 
 
 def _usage(conn: apsw.Connection, memory_ids: list[str], known: int) -> dict[str, tuple[int, list[int]]]:

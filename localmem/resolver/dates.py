@@ -82,18 +82,13 @@ _LEAD_WD = rf"(?:(?:this|next|last|on)\s+)?(?:{lx.WEEKDAY},?\s+(?:the\s+)?)?"
     rf"{_LEAD_WD}(?P<m>{lx.MONTH})(?:\s*|-)(?:the\s+)?(?P<d>{lx.DAY}){_E}(?:(?:,\s*|\s+)(?:in\s+|of\s+)?(?P<y>{_ANY_YEAR}))?",
     when=lx.MONTH_WORDS,
 )
-def _month_day(m: re.Match[str], ctx: _Context) -> _Hit | None:
-    """Nov 15, March 2nd, May twenty-first, Tuesday March 7, Jan 4 2019."""
-    return _yearless_day(m, ctx, lx.MONTHS[m["m"].rstrip(".")], lx.day_number(m["d"]), m["y"])
-
-
 @_rule(
     rf"{_LEAD_WD}(?:the\s+)?(?P<d>{lx.DAY})(?:\s+of)?[\s-]+(?P<m>{lx.MONTH})"
     rf"(?:(?:,\s*|\s+|-)(?:in\s+|of\s+)?(?P<y>{_ANY_YEAR}))?",
     when=lx.MONTH_WORDS,
 )
-def _day_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
-    """15 November 2024, the 6th of April, 04th Jan 2019."""
+def _named_day(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """Nov 15, March 2nd, May twenty-first, Tuesday March 7; 15 November 2024, the 6th of April."""
     return _yearless_day(m, ctx, lx.MONTHS[m["m"].rstrip(".")], lx.day_number(m["d"]), m["y"])
 
 

@@ -540,15 +540,17 @@ class Store(Reads):
             check_precision(precision)
         if tz is not None:
             zone(tz)
-        _encoded(value, attributes, source)  # refuse bad JSON before the write begins
+        encoded = _encoded(value, attributes, source)  # bad JSON is refused before the write begins
         if not isinstance(resolve, bool):
             raise InvalidInputError(f"resolve={resolve!r} is not a bool")
         with self._write() as now:
             z = self._zone_for(tz, user_id)
             observed = observed_micros(observed_at, now, z)
             state = key is not None or supersedes is not None
-            text, source, said = read_times(text, source, observed, z, resolve and valid_from is None, state)
-            encoded = _encoded(value, attributes, source)
+            reading = resolve and valid_from is None
+            text, said_source, said = read_times(text, source, observed, z, reading, state)
+            if said_source is not source:  # the message was kept in it: encode the new source only
+                encoded = (encoded[0], encoded[1], encode_json(said_source, "source"))
             return self._assert(
                 text, user_id=user_id, now=now, zone_=z, observed=observed, said=said,
                 valid_from=valid_from, valid_to=valid_to, precision=precision, expires=expires,
@@ -809,15 +811,17 @@ class Store(Reads):
         optional_text(reason, "reason")
         if precision is not None:
             check_precision(precision)
-        _encoded(value, attributes, source)  # refuse bad JSON before the write begins
+        encoded = _encoded(value, attributes, source)  # bad JSON is refused before the write begins
         if not isinstance(resolve, bool):
             raise InvalidInputError(f"resolve={resolve!r} is not a bool")
         with self._write() as now:
             old = self._state(memory_id)
             z = zone(old.tz)
             observed = observed_micros(observed_at, now, z)
-            text, source, said = read_times(text, source, observed, z, resolve and valid_from is None, True)
-            encoded = _encoded(value, attributes, source)
+            reading = resolve and valid_from is None
+            text, said_source, said = read_times(text, source, observed, z, reading, True)
+            if said_source is not source:  # the message was kept in it: encode the new source only
+                encoded = (encoded[0], encoded[1], encode_json(said_source, "source"))
             return self._assert(
                 text, user_id=old.user_id, now=now, zone_=z, observed=observed, said=said,
                 valid_from=valid_from, valid_to=valid_to, precision=precision, expires=expires,

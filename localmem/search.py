@@ -46,7 +46,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -222,32 +222,25 @@ def time_fit(c: _Candidate, windows: list[tuple[int, int]], known: int) -> float
     return best * PRECISION_WEIGHT.get(precision, 0.3)
 
 
-def windows_of(mentions: list[TimeMention], at: datetime) -> list[tuple[datetime, datetime]]:
-    """The closed windows of the used phrases ("since X" runs to ``at``, "until X" from far back)."""
+def windows_of(mentions: list[TimeMention], at: int) -> list[tuple[int, int]]:
+    """The closed windows (µs) of the used phrases ("since X" runs to ``at``, "until X" from 1970)."""
     out = []
     for m in mentions:
-        lo = m.start if m.start is not None else from_micros(0)
-        hi = m.end if m.end is not None else at
+        lo = 0 if m.start is None else to_micros(m.start)
+        hi = at if m.end is None else to_micros(m.end)
         if hi > lo:
             out.append((lo, hi))
     return out
 
 
-def window_condition(windows: list[tuple[datetime, datetime]]) -> tuple[str, dict[str, object]]:
+def window_condition(windows: list[tuple[int, int]]) -> tuple[str, dict[str, object]]:
     """SQL for the memories that sit in any window: a bounded valid time overlapping it, or an
     assumed one observed within a day of it. Parameters are named w0, w1, ..."""
     terms: list[str] = []
     params: dict[str, object] = {}
     for i, (lo, hi) in enumerate(windows):
         a, b, c, d = (f"w{4 * i + k}" for k in range(4))
-        params.update(
-            {
-                a: to_micros(lo),
-                b: to_micros(hi),
-                c: to_micros(lo - timedelta(days=1)),
-                d: to_micros(hi + timedelta(days=1)),
-            }
-        )
+        params.update({a: lo, b: hi, c: lo - _DAY_US, d: hi + _DAY_US})
         terms.append(
             f"(r.valid_source <> 'assumed' AND r.valid_to IS NOT NULL"
             f" AND r.valid_from < :{b} AND r.valid_to > :{a})"
@@ -295,7 +288,7 @@ def _by_words(conn: apsw.Connection, terms: list[str], scope: Scope) -> dict[str
 
 
 def _by_time(
-    conn: apsw.Connection, windows: list[tuple[datetime, datetime]], scope: Scope
+    conn: apsw.Connection, windows: list[tuple[int, int]], scope: Scope
 ) -> list[_Candidate]:
     """The memories that sit in the query's windows, whatever their words."""
     near = window_condition(windows)
@@ -310,7 +303,7 @@ def run_search(conn: apsw.Connection, query: str, scope: Scope, tz: ZoneInfo, li
     """Search ``scope`` for ``query`` (the rules are the module docstring's); best first."""
     at = from_micros(scope.known)
     mentions, rest = query_window(query, at, tz)
-    windows = windows_of(mentions, at)
+    windows = windows_of(mentions, scope.known)
     terms = query_terms(rest)
     if not terms and not windows:
         raise InvalidInputError(f"query={query!r:.80} has no words to search for")
@@ -319,11 +312,10 @@ def run_search(conn: apsw.Connection, query: str, scope: Scope, tz: ZoneInfo, li
         for rev in _by_time(conn, windows, scope):
             scored.setdefault(rev.memory_id, (rev, None))
     best = max((bm for _, bm in scored.values() if bm is not None), default=0.0)
-    spans = [(to_micros(lo), to_micros(hi)) for lo, hi in windows]
     ranked: list[tuple[_Candidate, float, float, float | None, float | None]] = []
     for item, bm in scored.values():
         text = (bm / best if best > 0 else 1.0) if bm is not None else 0.0
-        fit = time_fit(item, spans, scope.known) if windows else None
+        fit = time_fit(item, windows, scope.known) if windows else None
         if bm is None and (fit or 0.0) < TIME_ONLY_FLOOR:
             continue  # found only by time, and not near it after all
         ranked.append((item, text + (fit or 0.0), text, fit, bm))

@@ -21,7 +21,11 @@ __all__ = [
     "get_as_of",
     "read_as_of",
     "search_as_of",
-    "count_as_of",
+    "TOP_SEQ",
+    "FIRST_SEQ_FROM",
+    "FTS_COUNT",
+    "FTS_NTH_NEWEST",
+    "near_in_time",
     "by_seq",
     "LIGHT_COLUMNS",
     "snapshot",
@@ -129,28 +133,36 @@ def search_as_of(
     user_id: str,
     term: str,
     *,
+    top: int,
+    bottom: int = 0,
+    newest: bool = True,
+    cap: int,
     known: int,
     valid: int,
     current_only: bool,
     include_expired: bool,
     extra: tuple[str, dict[str, object]] | None,
 ) -> Query:
-    """The user's memories, as known at ``known``, whose text then holds ``term`` (one FTS5 phrase).
+    """The user's memories, as known at ``known``, whose text then holds ``term`` (an FTS5 query).
 
-    Only FTS5's match is used, never its statistics: those count every revision ever
-    written, and a search read as of a time must not see later ones.
+    Only revisions ``bottom <= seq <= top`` are looked at, the ``cap`` newest (or, with
+    ``newest=False``, oldest) that match: the work is bounded whatever the store's size.
+    Revision numbers follow recorded order (recorded_at never goes backwards), so with
+    ``top`` the newest revision recorded by ``known`` the answer does not change when
+    more is written. Only FTS5's match is used, never its statistics: those count every
+    revision ever written, and a search read as of a time must not see later ones.
     """
     where, params = _search_conditions(user_id, known, valid, current_only, include_expired, extra)
-    # The owner column holds 'u' || hex(user_id): matching it first keeps FTS5 within one user.
-    params["term"] = f'owner : "u{user_id.encode("utf-8").hex()}" AND text : {term}'
-    # MATERIALIZED: FTS5 runs once and drives the join; left to itself the planner walks the
-    # user's revisions and runs the match again for each one.
+    params.update({"term": term, "top": top, "bottom": bottom, "cap": cap})
+    # MATERIALIZED + CROSS JOIN: FTS5 runs once and drives the join; left to itself the
+    # planner walks all the user's revisions and probes the matches for each one.
     sql = f"""WITH matched (seq) AS MATERIALIZED (
-    SELECT rowid FROM content_fts WHERE content_fts MATCH :term
+    SELECT rowid FROM content_fts WHERE content_fts MATCH :term AND rowid BETWEEN :bottom AND :top
+    ORDER BY rowid {"DESC" if newest else "ASC"} LIMIT :cap
 )
 SELECT {LIGHT_COLUMNS}
 FROM matched
-JOIN revisions AS r ON r.seq = matched.seq
+CROSS JOIN revisions AS r ON r.seq = matched.seq
 JOIN memories AS m ON m.memory_id = r.memory_id
 LEFT JOIN content AS c ON c.rev_seq = r.seq
 LEFT JOIN erasures AS e ON e.memory_id = r.memory_id
@@ -159,10 +171,73 @@ ORDER BY r.seq"""
     return Query(sql, params)
 
 
-def count_as_of(user_id: str, known: int) -> Query:
-    """How many memories the user had as known at ``known`` (BM25's N): first revisions recorded by then."""
-    sql = "SELECT count(*) FROM revisions WHERE user_id = ?1 AND recorded_at <= ?2 AND version = 1"
-    return Query(sql, (user_id, known))
+#: The newest revision recorded at or before ?1 (one probe of revisions_recorded). Revision
+#: numbers follow recorded order, so every revision up to it was recorded by then.
+TOP_SEQ = "SELECT seq FROM revisions WHERE recorded_at <= ?1 ORDER BY recorded_at DESC, seq DESC LIMIT 1"
+
+#: The first revision recorded at or after ?1.
+FIRST_SEQ_FROM = "SELECT seq FROM revisions WHERE recorded_at >= ?1 ORDER BY recorded_at, seq LIMIT 1"
+
+#: How many indexed revisions match the FTS5 query ?1 with ?2 <= seq <= ?3.
+FTS_COUNT = "SELECT count(*) FROM content_fts WHERE content_fts MATCH ?1 AND rowid BETWEEN ?2 AND ?3"
+
+#: The (?3 + 1)-th newest indexed revision matching ?1 with seq <= ?2.
+FTS_NTH_NEWEST = (
+    "SELECT rowid FROM content_fts WHERE content_fts MATCH ?1 AND rowid <= ?2"
+    " ORDER BY rowid DESC LIMIT 1 OFFSET ?3"
+)
+
+_PLACED = """(
+    (valid_source <> 'assumed' AND valid_to IS NOT NULL AND valid_to > :lo)
+    OR (valid_source = 'assumed' AND observed_at >= :lo_day)
+)"""
+
+
+def near_in_time(
+    user_id: str,
+    *,
+    mid: int,
+    lo: int,
+    hi: int,
+    reach: int,
+    day: int,
+    cap: int,
+    known: int,
+    valid: int,
+    current_only: bool,
+    include_expired: bool,
+    extra: tuple[str, dict[str, object]] | None,
+) -> Query:
+    """The user's memories placed in time whose start is nearest ``mid``: ``cap`` on each side.
+
+    Placed: a bounded valid time ending after ``lo``, or an assumed one observed from the
+    day before ``lo``; starting before ``hi`` (a day later for assumed ones) and not more
+    than ``reach`` before ``lo``. Both sides walk ``revisions_valid`` outwards from ``mid``
+    and stop at ``cap``, so the work is bounded however many memories the window holds.
+    """
+    where, params = _search_conditions(user_id, known, valid, current_only, include_expired, extra)
+    params.update(
+        {"mid": mid, "lo": lo, "lo_day": lo - day, "hi_day": hi + day, "from": lo - reach, "cap": cap}
+    )
+    side = """SELECT seq FROM revisions
+        WHERE user_id = :user_id AND valid_from {cmp} AND recorded_at <= :known AND {placed}
+        ORDER BY valid_from {order} LIMIT :cap"""
+    after = side.format(cmp=">= :mid AND valid_from < :hi_day", placed=_PLACED, order="ASC")
+    before = side.format(cmp="< :mid AND valid_from >= :from", placed=_PLACED, order="DESC")
+    sql = f"""WITH near (seq) AS MATERIALIZED (
+    SELECT seq FROM ({after})
+    UNION ALL
+    SELECT seq FROM ({before})
+)
+SELECT {LIGHT_COLUMNS}
+FROM near
+CROSS JOIN revisions AS r ON r.seq = near.seq
+JOIN memories AS m ON m.memory_id = r.memory_id
+LEFT JOIN content AS c ON c.rev_seq = r.seq
+LEFT JOIN erasures AS e ON e.memory_id = r.memory_id
+WHERE {" AND ".join(where)}
+ORDER BY r.seq"""
+    return Query(sql, params)
 
 
 def by_seq(seqs: list[int]) -> Query:

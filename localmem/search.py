@@ -70,7 +70,6 @@ __all__ = [
     "query_terms",
     "query_window",
     "time_fit",
-    "window_condition",
     "windows_of",
     "word_count",
 ]
@@ -150,18 +149,21 @@ def query_terms(text: str) -> list[str]:
     return ['"' + w.replace('"', '""') + '"' for w in dict.fromkeys(kept)]
 
 
-def bm25(matches: dict[str, set[str]], lengths: dict[str, int], n: int) -> dict[str, float]:
+def bm25(
+    matches: dict[str, set[str]], lengths: dict[str, int], n: int, df: dict[str, int] | None = None
+) -> dict[str, float]:
     """BM25 with binary term frequency, from statistics read as of the search's time.
 
     ``matches`` maps each term to the memories holding it, ``lengths`` gives each
-    candidate's length in words, ``n`` the number of memories searched among.
+    candidate's length in words, ``n`` the number of documents the statistics count
+    and ``df`` how many of them hold each term (default: the matches themselves).
     """
     k1, b = 1.2, 0.75
     avgdl = sum(lengths.values()) / len(lengths) if lengths else 1.0
     scores: dict[str, float] = {}
-    for ids in matches.values():
-        df = len(ids)
-        idf = math.log(1 + (max(n, df) - df + 0.5) / (df + 0.5))
+    for term, ids in matches.items():
+        held = len(ids) if df is None else df[term]
+        idf = math.log(1 + (max(n, held) - held + 0.5) / (held + 0.5))
         for memory_id in ids:
             norm = 1 - b + b * lengths[memory_id] / max(avgdl, 1.0)
             scores[memory_id] = scores.get(memory_id, 0.0) + idf * (k1 + 1) / (1 + k1 * norm)
@@ -233,22 +235,6 @@ def windows_of(mentions: list[TimeMention], at: int) -> list[tuple[int, int]]:
     return out
 
 
-def window_condition(windows: list[tuple[int, int]]) -> tuple[str, dict[str, object]]:
-    """SQL for the memories that sit in any window: a bounded valid time overlapping it, or an
-    assumed one observed within a day of it. Parameters are named w0, w1, ..."""
-    terms: list[str] = []
-    params: dict[str, object] = {}
-    for i, (lo, hi) in enumerate(windows):
-        a, b, c, d = (f"w{4 * i + k}" for k in range(4))
-        params.update({a: lo, b: hi, c: lo - _DAY_US, d: hi + _DAY_US})
-        terms.append(
-            f"(r.valid_source <> 'assumed' AND r.valid_to IS NOT NULL"
-            f" AND r.valid_from < :{b} AND r.valid_to > :{a})"
-            f" OR (r.valid_source = 'assumed' AND r.observed_at >= :{c} AND r.observed_at < :{d})"
-        )
-    return " OR ".join(f"({t})" for t in terms), params
-
-
 @dataclass(frozen=True, slots=True)
 class Scope:
     """Which memories a search looks among: one user's, as known at ``known`` (see the rules above)."""
@@ -270,33 +256,79 @@ class Scope:
         }
 
 
-def _by_words(conn: apsw.Connection, terms: list[str], scope: Scope) -> dict[str, tuple[_Candidate, float]]:
-    """The memories holding any term, each with its as-of BM25 score."""
+#: How many matching revisions each term contributes, newest first (and, for a query with a
+#: time phrase, as many recorded from the window's start on): the work of a search is bounded
+#: whatever the store's size. A common word finds its newest matches; a rare one all of them.
+CANDIDATES_PER_TERM = 200
+#: BM25's statistics (how many revisions, how many hold each word) are read from the user's
+#: newest this-many revisions as of known_at: exact for a store of that size, a recent
+#: sample of a larger one, and either way fixed once known_at is.
+STATS_WINDOW = 5_000
+#: Memories found by time alone: this many on each side of a window's middle.
+CANDIDATES_BY_TIME = 100
+
+
+def _owner(user_id: str) -> str:
+    return f'owner : "u{user_id.encode("utf-8").hex()}"'
+
+
+def _top_seq(conn: apsw.Connection, known: int) -> int | None:
+    row = conn.execute(queries.TOP_SEQ, (known,)).fetchone()
+    return None if row is None else int(row[0])
+
+
+def _by_words(
+    conn: apsw.Connection, terms: list[str], scope: Scope, top: int, windows: list[tuple[int, int]]
+) -> dict[str, tuple[_Candidate, float]]:
+    """The memories holding the terms, each with its as-of BM25 score (see CANDIDATES_PER_TERM)."""
+    owner = _owner(scope.user_id)
     found: dict[str, _Candidate] = {}
-    matches: dict[str, set[str]] = {}
+    matches: dict[str, set[str]] = {t: set() for t in terms}
+
+    def gather(fts: str, holds: list[str], bottom: int = 0, newest: bool = True) -> None:
+        q = queries.search_as_of(
+            scope.user_id, f"{owner} AND text : ({fts})", top=top, bottom=bottom, newest=newest,
+            cap=CANDIDATES_PER_TERM, **scope.kwargs(),
+        )  # fmt: skip
+        for row in conn.execute(q.sql, q.params):
+            c = _candidate(row)
+            found[c.memory_id] = c
+            for term in holds:
+                matches[term].add(c.memory_id)
+
+    starts = [conn.execute(queries.FIRST_SEQ_FROM, (lo,)).fetchone() for lo, _ in windows]
     for term in terms:
-        q = queries.search_as_of(scope.user_id, term, **scope.kwargs())
-        cands = [_candidate(row) for row in conn.execute(q.sql, q.params)]
-        matches[term] = {c.memory_id for c in cands}
-        found.update((c.memory_id, c) for c in cands)
+        gather(term, [term])
+        for start in starts:  # what was said about the window is recorded during or after it
+            if start is not None and start[0] <= top:
+                gather(term, [term], bottom=start[0], newest=False)
+    if len(terms) > 1:  # memories holding every word, however common each is alone
+        gather(" AND ".join(terms), terms)
     if not found:
         return {}
-    q = queries.count_as_of(scope.user_id, scope.known)
-    (n,) = conn.execute(q.sql, q.params).fetchone() or (0,)
-    scores = bm25(matches, {k: word_count(c.text) for k, c in found.items()}, n)
-    return {k: (c, scores[k]) for k, c in found.items()}
+    nth = conn.execute(queries.FTS_NTH_NEWEST, (owner, top, STATS_WINDOW - 1)).fetchone()
+    bottom = 0 if nth is None else int(nth[0])
+    n = int(conn.execute(queries.FTS_COUNT, (owner, bottom, top)).get)
+    held = {t: conn.execute(queries.FTS_COUNT, (f"{owner} AND text : {t}", bottom, top)).get for t in terms}
+    df = {t: int(v) for t, v in held.items()}
+    scores = bm25(matches, {k: word_count(c.text) for k, c in found.items()}, n, df)
+    return {k: (c, scores[k]) for k, c in found.items() if k in scores}
 
 
 def _by_time(
     conn: apsw.Connection, windows: list[tuple[int, int]], scope: Scope
 ) -> list[_Candidate]:
-    """The memories that sit in the query's windows, whatever their words."""
-    near = window_condition(windows)
-    extra = scope.extra
-    both = near if extra is None else (f"({extra[0]}) AND ({near[0]})", {**extra[1], **near[1]})
-    kwargs = {**scope.kwargs(), "extra": both}
-    q = queries.read_as_of(scope.user_id, include_retracted=False, started=True, light=True, **kwargs)
-    return [_candidate(row) for row in conn.execute(q.sql, q.params)]
+    """Memories placed in the query's windows, whatever their words: those starting nearest each
+    window's middle, at most four window lengths (and four days) before it."""
+    out: list[_Candidate] = []
+    for lo, hi in windows:
+        reach = 4 * max(hi - lo, _DAY_US)
+        q = queries.near_in_time(
+            scope.user_id, mid=lo + (hi - lo) // 2, lo=lo, hi=hi, reach=reach, day=_DAY_US,
+            cap=CANDIDATES_BY_TIME, **scope.kwargs(),
+        )  # fmt: skip
+        out.extend(_candidate(row) for row in conn.execute(q.sql, q.params))
+    return out
 
 
 def run_search(conn: apsw.Connection, query: str, scope: Scope, tz: ZoneInfo, limit: int) -> list[Hit]:
@@ -307,7 +339,10 @@ def run_search(conn: apsw.Connection, query: str, scope: Scope, tz: ZoneInfo, li
     terms = query_terms(rest)
     if not terms and not windows:
         raise InvalidInputError(f"query={query!r:.80} has no words to search for")
-    scored: dict[str, tuple[_Candidate, float | None]] = dict(_by_words(conn, terms, scope))
+    newest = _top_seq(conn, scope.known)
+    if newest is None:
+        return []
+    scored: dict[str, tuple[_Candidate, float | None]] = dict(_by_words(conn, terms, scope, newest, windows))
     if windows:
         for rev in _by_time(conn, windows, scope):
             scored.setdefault(rev.memory_id, (rev, None))

@@ -278,9 +278,15 @@ def _top_seq(conn: apsw.Connection, known: int) -> int | None:
 
 
 def _by_words(
-    conn: apsw.Connection, terms: list[str], scope: Scope, top: int, windows: list[tuple[int, int]]
+    conn: apsw.Connection,
+    terms: list[str],
+    scope: Scope,
+    top: int,
+    windows: list[tuple[int, int]],
+    limit: int,
 ) -> dict[str, tuple[_Candidate, float]]:
     """The memories holding the terms, each with its as-of BM25 score (see CANDIDATES_PER_TERM)."""
+    cap = max(CANDIDATES_PER_TERM, 2 * limit)
     owner = _owner(scope.user_id)
     found: dict[str, _Candidate] = {}
     matches: dict[str, set[str]] = {t: set() for t in terms}
@@ -288,7 +294,7 @@ def _by_words(
     def gather(fts: str, holds: list[str], bottom: int = 0, newest: bool = True) -> None:
         q = queries.search_as_of(
             scope.user_id, f"{owner} AND text : ({fts})", top=top, bottom=bottom, newest=newest,
-            cap=CANDIDATES_PER_TERM, **scope.kwargs(),
+            cap=cap, **scope.kwargs(),
         )  # fmt: skip
         for row in conn.execute(q.sql, q.params):
             c = _candidate(row)
@@ -342,7 +348,8 @@ def run_search(conn: apsw.Connection, query: str, scope: Scope, tz: ZoneInfo, li
     newest = _top_seq(conn, scope.known)
     if newest is None:
         return []
-    scored: dict[str, tuple[_Candidate, float | None]] = dict(_by_words(conn, terms, scope, newest, windows))
+    scored: dict[str, tuple[_Candidate, float | None]] = {}
+    scored.update(_by_words(conn, terms, scope, newest, windows, limit))
     if windows:
         for rev in _by_time(conn, windows, scope):
             scored.setdefault(rev.memory_id, (rev, None))

@@ -325,3 +325,51 @@ def test_usage_is_logged_per_hit_with_its_run(clock: FrozenClock) -> None:
     assert [(u, r, k) for u, r, k, _ in rows] == [("sam", "eval-7", 1), ("sam", "eval-7", 2)]
     with pytest.raises(apsw.ConstraintError, match="usage is immutable"):
         store.connection.execute("DELETE FROM usage")
+
+
+# -- bounded work: a few candidates per word, and still fixed as of a time --------------------
+
+
+@pytest.fixture
+def busy(clock: FrozenClock, monkeypatch: pytest.MonkeyPatch) -> localmem.Store:
+    """Two months of daily notes, each said and recorded on its day; the words are common."""
+    monkeypatch.setattr(localmem.search, "CANDIDATES_PER_TERM", 5)
+    monkeypatch.setattr(localmem.search, "CANDIDATES_BY_TIME", 2)
+    store = localmem.open(":memory:", clock=clock)
+    for day in range(60):
+        at = datetime(2025, 1, 1, 18, tzinfo=UTC) + timedelta(days=day)
+        clock.set(at)
+        text = "knee felt stiff" if day % 3 == 0 else "easy run by the river"
+        text = "knee and run together" if day == 0 else text
+        store.add(text, user_id="sam", tz=BERLIN, observed_at=at)
+    clock.set("2025-03-15T12:00:00Z")
+    return store
+
+
+def test_a_common_word_finds_its_newest_matches_up_to_the_limit(busy: localmem.Store) -> None:
+    hits = busy.search("run", user_id="sam", limit=3)
+    assert len(hits) == 3 and all("run" in t for t in texts(hits))
+    assert len(busy.search("run", user_id="sam", limit=30)) == 30  # the limit widens the candidates
+
+
+def test_an_old_memory_holding_every_word_is_found_beyond_each_words_newest(busy: localmem.Store) -> None:
+    hits = busy.search("knee run", user_id="sam", limit=3)
+    assert texts(hits)[0] == "knee and run together"  # day 0, older than both words' newest matches
+
+
+def test_what_was_said_in_a_past_window_is_found_by_its_common_word(busy: localmem.Store) -> None:
+    hits = busy.search("what about my knee on 10 January 2025?", user_id="sam")
+    jan10 = hits[0]
+    assert jan10.revision.observed_at.date().isoformat() == "2025-01-10"
+    assert jan10.time == 1.0 and jan10.text > 0  # found by its word, though 'knee' has many newer
+
+
+def test_a_bounded_search_as_of_a_time_ignores_later_matching_writes(
+    busy: localmem.Store, clock: FrozenClock
+) -> None:
+    ask: dict[str, Any] = {"query": "knee run last week", "user_id": "sam", "as_of": "2025-02-20T12:00:00Z"}
+    first = [(h.revision.rev_id, h.score) for h in busy.search(**ask, log=False)]
+    for day in range(10):
+        clock.set(datetime(2025, 3, 16, tzinfo=UTC) + timedelta(days=day))
+        busy.add("knee run knee run", user_id="sam", observed_at="2025-02-14T10:00:00Z")
+    assert [(h.revision.rev_id, h.score) for h in busy.search(**ask, log=False)] == first

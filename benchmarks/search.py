@@ -25,6 +25,7 @@ import argparse
 import json
 import math
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -228,15 +229,45 @@ def bare_fts(store: localmem.Store, words: str) -> list[str]:
     return [str(r[0]) for r in rows]
 
 
-def run(revisions: int, n_queries: int, seed: int) -> dict[str, object]:
+def built(
+    revisions: int, seed: int, cache: Path | None, tmp: Path
+) -> tuple[Path, list[Memory], float, random.Random]:
+    """A store of the asked size in ``tmp`` (copied from ``cache`` when it was built there before)."""
     rng = random.Random(seed)
+    path = tmp / "search.db"
+    kept = cache / f"search-{revisions}-{seed}.db" if cache else None
+    if kept is not None and kept.exists():
+        shutil.copyfile(kept, path)
+        saved = json.loads(kept.with_suffix(".json").read_text())
+        rng.setstate(_state(saved["rng"]))
+        memories = [Memory(m, t, date.fromisoformat(d)) for m, t, d in saved["memories"]]
+        return path, memories, saved["build_s"], rng
     clock = FrozenClock("2025-01-01T00:00:00Z")
+    store = localmem.open(path, clock=clock)
+    started = time.perf_counter()
+    memories = build(store, clock, revisions, rng)
+    built_s = round(time.perf_counter() - started, 1)
+    store.close()
+    if kept is not None:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, kept)
+        rows = [(m.memory_id, m.topic, m.day.isoformat()) for m in memories]
+        state = {"rng": rng.getstate(), "memories": rows, "build_s": built_s}
+        kept.with_suffix(".json").write_text(json.dumps(state))
+    return path, memories, built_s, rng
+
+
+def _state(saved: list[object]) -> tuple[object, ...]:
+    """random.Random's state from its JSON form (lists where it had tuples)."""
+    version, internal, gauss = saved
+    return (version, tuple(internal), gauss)  # type: ignore[arg-type]
+
+
+def run(revisions: int, n_queries: int, seed: int, cache: Path | None) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as tmp:
-        store = localmem.open(Path(tmp) / "search.db", clock=clock)
-        started = time.perf_counter()
-        memories = build(store, clock, revisions, rng)
-        built_s = time.perf_counter() - started
-        clock.set("2026-02-01T00:00:00Z")
+        path, memories, built_s, rng = built(revisions, seed, cache, Path(tmp))
+        clock = FrozenClock("2026-02-01T00:00:00Z")
+        store = localmem.open(path, clock=clock)
         asked = queries(memories, rng, n_queries, store)
         results: dict[str, dict[str, list[float]]] = {}
 
@@ -276,7 +307,7 @@ def run(revisions: int, n_queries: int, seed: int) -> dict[str, object]:
         "revisions": info.revisions,
         "memories": info.memories,
         "queries": len(asked),
-        "build_s": round(built_s, 1),
+        "build_s": built_s,
         "results": results,
     }
 
@@ -295,11 +326,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--revisions", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--cache", type=Path, help="keep each built store here and reuse it (1M revisions: ~30 min to build)"
+    )
     args = parser.parse_args(argv)
     print(f"localmem search benchmark, commit {git_commit()}; one user's year; {args.queries} queries a size")
     out = []
     for n in args.revisions:
-        res = run(n, args.queries, args.seed)
+        res = run(n, args.queries, args.seed, args.cache)
         out.append(res)
         print(
             f"\n{res['revisions']:,} revisions ({res['memories']:,} memories, built in {res['build_s']} s), "

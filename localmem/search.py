@@ -313,8 +313,10 @@ def _by_words(
     if not found:
         return {}
     nth = conn.execute(queries.FTS_NTH_NEWEST, (owner, top, STATS_WINDOW - 1)).fetchone()
-    bottom = 0 if nth is None else int(nth[0])
-    n = int(conn.execute(queries.FTS_COUNT, (owner, bottom, top)).get)
+    if nth is None:  # fewer than STATS_WINDOW: count them all
+        bottom, n = 0, int(conn.execute(queries.FTS_COUNT, (owner, 0, top)).get)
+    else:
+        bottom, n = int(nth[0]), STATS_WINDOW
     held = {t: conn.execute(queries.FTS_COUNT, (f"{owner} AND text : {t}", bottom, top)).get for t in terms}
     df = {t: int(v) for t, v in held.items()}
     scores = bm25(matches, {k: word_count(c.text) for k, c in found.items()}, n, df)

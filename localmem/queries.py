@@ -154,21 +154,28 @@ def search_as_of(
     """
     where, params = _search_conditions(user_id, known, valid, current_only, include_expired, extra)
     params.update({"term": term, "top": top, "bottom": bottom, "cap": cap})
-    # MATERIALIZED + CROSS JOIN: FTS5 runs once and drives the join; left to itself the
-    # planner walks all the user's revisions and probes the matches for each one.
-    sql = f"""WITH matched (seq) AS MATERIALIZED (
-    SELECT rowid FROM content_fts WHERE content_fts MATCH :term AND rowid BETWEEN :bottom AND :top
-    ORDER BY rowid {"DESC" if newest else "ASC"} LIMIT :cap
+    found = f"""SELECT rowid FROM content_fts WHERE content_fts MATCH :term AND rowid BETWEEN :bottom AND :top
+    ORDER BY rowid {"DESC" if newest else "ASC"} LIMIT :cap"""
+    return Query(_light_in_scope(found, where), params)
+
+
+def _light_in_scope(found: str, where: list[str]) -> str:
+    """The light rows of the revisions ``found`` selects (one column of seqs), kept by ``where``.
+
+    MATERIALIZED + CROSS JOIN: the few found revisions drive the join; left to itself the
+    planner walks all the user's revisions and probes the found ones for each.
+    """
+    return f"""WITH found (seq) AS MATERIALIZED (
+    {found}
 )
 SELECT {LIGHT_COLUMNS}
-FROM matched
-CROSS JOIN revisions AS r ON r.seq = matched.seq
+FROM found
+CROSS JOIN revisions AS r ON r.seq = found.seq
 JOIN memories AS m ON m.memory_id = r.memory_id
 LEFT JOIN content AS c ON c.rev_seq = r.seq
 LEFT JOIN erasures AS e ON e.memory_id = r.memory_id
 WHERE {" AND ".join(where)}
 ORDER BY r.seq"""
-    return Query(sql, params)
 
 
 #: The newest revision recorded at or before ?1 (one probe of revisions_recorded). Revision
@@ -224,20 +231,8 @@ def near_in_time(
         ORDER BY valid_from {order} LIMIT :cap"""
     after = side.format(cmp=">= :mid AND valid_from < :hi_day", placed=_PLACED, order="ASC")
     before = side.format(cmp="< :mid AND valid_from >= :from", placed=_PLACED, order="DESC")
-    sql = f"""WITH near (seq) AS MATERIALIZED (
-    SELECT seq FROM ({after})
-    UNION ALL
-    SELECT seq FROM ({before})
-)
-SELECT {LIGHT_COLUMNS}
-FROM near
-CROSS JOIN revisions AS r ON r.seq = near.seq
-JOIN memories AS m ON m.memory_id = r.memory_id
-LEFT JOIN content AS c ON c.rev_seq = r.seq
-LEFT JOIN erasures AS e ON e.memory_id = r.memory_id
-WHERE {" AND ".join(where)}
-ORDER BY r.seq"""
-    return Query(sql, params)
+    found = f"SELECT seq FROM ({after})\n    UNION ALL\n    SELECT seq FROM ({before})"
+    return Query(_light_in_scope(found, where), params)
 
 
 def by_seq(seqs: list[int]) -> Query:

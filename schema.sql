@@ -11,7 +11,8 @@
 -- Nothing is overwritten: every table below is append-only, enforced by
 -- triggers. The only way content is destroyed is an erasure: inserting a
 -- tombstone into `erasures` deletes that memory's rows from `content` (and
--- from the full-text index); a DELETE on `content` without a tombstone fails.
+-- from the full-text index, and its vectors from `embeddings`); a DELETE on
+-- `content` or `embeddings` without a tombstone fails.
 --
 -- PRAGMA user_version carries the schema version; localmem/_db.py sets it.
 
@@ -114,6 +115,37 @@ CREATE TABLE usage (
 
 CREATE INDEX usage_by_memory ON usage (memory_id, used_at);
 
+-- The embedding models this file holds vectors of: a model's name (which names
+-- its version too) and the length of its vectors. A name is registered once,
+-- with its dimensions; an embedder that gives the same name another length is
+-- refused (localmem raises EmbeddingMismatchError), and a new model is a new name.
+CREATE TABLE embedding_models (
+    model       TEXT PRIMARY KEY CHECK (length(model) > 0),
+    dimensions  INTEGER NOT NULL CHECK (dimensions > 0)
+) STRICT;
+
+-- A vector per revision's content and model: float32 little-endian, derived
+-- from the revision's text. Rows are per model, so a file can move to a new
+-- model (its vectors are added beside the old ones, which stay: rows are never
+-- deleted but by an erase). memory_id, user_id and recorded_at are the
+-- revision's own (a trigger checks them), so a nearest-neighbour scan is
+-- restricted to one user's vectors known by a time without reading revisions.
+-- A plain table, not a sqlite-vec vec0 virtual table: opening, reading and
+-- erasing must work in any client without the extension (localmem/embedding.py).
+CREATE TABLE embeddings (
+    seq          INTEGER PRIMARY KEY,
+    rev_seq      INTEGER NOT NULL REFERENCES revisions (seq),
+    model        TEXT NOT NULL REFERENCES embedding_models (model),
+    memory_id    TEXT NOT NULL,
+    user_id      TEXT NOT NULL,
+    recorded_at  INTEGER NOT NULL,
+    vector       BLOB NOT NULL CHECK (length(vector) > 0 AND length(vector) % 4 = 0),
+    UNIQUE (rev_seq, model)
+) STRICT;
+
+CREATE INDEX embeddings_scan ON embeddings (model, user_id, recorded_at);
+CREATE INDEX embeddings_memory ON embeddings (memory_id);
+
 -- Full-text index over revision text. External content: the words live only in
 -- `content`; the index holds tokens. Each entry also holds its owner, the user
 -- id as one token ('u' || hex(user_id)), so a search matches within one user's
@@ -150,6 +182,32 @@ CREATE TRIGGER erasures_destroy_content AFTER INSERT ON erasures BEGIN
     DELETE FROM content WHERE memory_id = NEW.memory_id;
 END;
 
+-- The vectors are derived from the words: they go with them.
+CREATE TRIGGER erasures_destroy_embeddings AFTER INSERT ON erasures BEGIN
+    DELETE FROM embeddings WHERE memory_id = NEW.memory_id;
+END;
+
+-- A vector belongs to a revision that still has content (so none is stored for
+-- an erased memory), carries that revision's memory, user and recorded time,
+-- and has its model's registered length.
+CREATE TRIGGER embeddings_match_revision BEFORE INSERT ON embeddings
+WHEN NOT EXISTS (
+    SELECT 1 FROM content AS c JOIN revisions AS r ON r.seq = c.rev_seq
+    WHERE c.rev_seq = NEW.rev_seq AND r.memory_id IS NEW.memory_id
+      AND r.user_id IS NEW.user_id AND r.recorded_at IS NEW.recorded_at)
+BEGIN
+    SELECT RAISE(ABORT,
+        'localmem: an embedding must match a revision with content (its memory, user and recorded_at)');
+END;
+CREATE TRIGGER embeddings_match_model BEFORE INSERT ON embeddings
+WHEN NOT EXISTS (
+    SELECT 1 FROM embedding_models AS em
+    WHERE em.model = NEW.model AND em.dimensions * 4 = length(NEW.vector))
+BEGIN
+    SELECT RAISE(ABORT,
+        'localmem: an embedding must have its registered model''s dimensions (4 bytes each)');
+END;
+
 -- Immutability. RAISE(ABORT) undoes the statement, never the caller's
 -- transaction; the message is what localmem maps to ImmutableError.
 -- INSERT OR REPLACE deletes the row it collides with without firing delete
@@ -179,6 +237,15 @@ END;
 CREATE TRIGGER usage_no_replace BEFORE INSERT ON usage
 WHEN EXISTS (SELECT 1 FROM usage WHERE seq = NEW.seq) BEGIN
     SELECT RAISE(ABORT, 'localmem: usage is immutable: an existing row cannot be replaced');
+END;
+CREATE TRIGGER embedding_models_no_replace BEFORE INSERT ON embedding_models
+WHEN EXISTS (SELECT 1 FROM embedding_models WHERE model = NEW.model) BEGIN
+    SELECT RAISE(ABORT, 'localmem: embedding_models are immutable: a model is registered once');
+END;
+CREATE TRIGGER embeddings_no_replace BEFORE INSERT ON embeddings
+WHEN EXISTS (SELECT 1 FROM embeddings
+             WHERE seq = NEW.seq OR (rev_seq = NEW.rev_seq AND model = NEW.model)) BEGIN
+    SELECT RAISE(ABORT, 'localmem: embeddings are immutable: an existing vector cannot be replaced');
 END;
 CREATE TRIGGER store_meta_no_update BEFORE UPDATE ON store_meta BEGIN
     SELECT RAISE(ABORT, 'localmem: store_meta is immutable: revisions are never updated or deleted');
@@ -218,6 +285,21 @@ CREATE TRIGGER usage_no_update BEFORE UPDATE ON usage BEGIN
 END;
 CREATE TRIGGER usage_no_delete BEFORE DELETE ON usage BEGIN
     SELECT RAISE(ABORT, 'localmem: usage is immutable: it is only ever appended');
+END;
+
+CREATE TRIGGER embedding_models_no_update BEFORE UPDATE ON embedding_models BEGIN
+    SELECT RAISE(ABORT, 'localmem: embedding_models are immutable: a new model is a new name');
+END;
+CREATE TRIGGER embedding_models_no_delete BEFORE DELETE ON embedding_models BEGIN
+    SELECT RAISE(ABORT, 'localmem: embedding_models are immutable: a new model is a new name');
+END;
+CREATE TRIGGER embeddings_no_update BEFORE UPDATE ON embeddings BEGIN
+    SELECT RAISE(ABORT, 'localmem: embeddings are immutable: a vector is never updated');
+END;
+CREATE TRIGGER embeddings_no_delete BEFORE DELETE ON embeddings
+WHEN NOT EXISTS (SELECT 1 FROM erasures WHERE erasures.memory_id = OLD.memory_id)
+BEGIN
+    SELECT RAISE(ABORT, 'localmem: embeddings are immutable: vectors are destroyed only by erase');
 END;
 
 -- Readable views for the sqlite3 shell: ISO 8601 UTC times, text joined in.

@@ -5,9 +5,13 @@ nothing ever overwritten, one SQLite file. Start with :func:`open`.
 """
 
 from .clock import Clock, TimeInput, system_clock
+from .embedding import Embedder
 from .errors import (
     BatchAbortedError,
     CorruptDatabaseError,
+    EmbeddingError,
+    EmbeddingMismatchError,
+    EmbeddingUnavailableError,
     ErasedError,
     ImmutableError,
     IntegrityError,
@@ -35,6 +39,7 @@ __all__ = [
     "UNSET",
     "Revision",
     "Hit",
+    "Embedder",
     "Change",
     "Snapshot",
     "Erasure",
@@ -64,6 +69,9 @@ __all__ = [
     "CorruptDatabaseError",
     "StorageError",
     "BatchAbortedError",
+    "EmbeddingError",
+    "EmbeddingMismatchError",
+    "EmbeddingUnavailableError",
 ]
 
 __version__ = "0.1.0"

@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 #: The schema version this code writes; PRAGMA user_version of a current file.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 #: PRAGMA application_id of a localmem file ("LMEM"), so a stranger's SQLite
 #: file is refused rather than written into.
 APPLICATION_ID = 0x4C4D454D
@@ -95,6 +95,69 @@ CREATE TRIGGER usage_no_update BEFORE UPDATE ON usage BEGIN
 END;
 CREATE TRIGGER usage_no_delete BEFORE DELETE ON usage BEGIN
     SELECT RAISE(ABORT, 'localmem: usage is immutable: it is only ever appended');
+END;
+""",
+    # 4: vectors of each revision's text, per embedding model, for the semantic half of
+    # search (localmem/embedding.py); erased with the words they are derived from.
+    4: """
+CREATE TABLE embedding_models (
+    model       TEXT PRIMARY KEY CHECK (length(model) > 0),
+    dimensions  INTEGER NOT NULL CHECK (dimensions > 0)
+) STRICT;
+CREATE TABLE embeddings (
+    seq          INTEGER PRIMARY KEY,
+    rev_seq      INTEGER NOT NULL REFERENCES revisions (seq),
+    model        TEXT NOT NULL REFERENCES embedding_models (model),
+    memory_id    TEXT NOT NULL,
+    user_id      TEXT NOT NULL,
+    recorded_at  INTEGER NOT NULL,
+    vector       BLOB NOT NULL CHECK (length(vector) > 0 AND length(vector) % 4 = 0),
+    UNIQUE (rev_seq, model)
+) STRICT;
+CREATE INDEX embeddings_scan ON embeddings (model, user_id, recorded_at);
+CREATE INDEX embeddings_memory ON embeddings (memory_id);
+CREATE TRIGGER erasures_destroy_embeddings AFTER INSERT ON erasures BEGIN
+    DELETE FROM embeddings WHERE memory_id = NEW.memory_id;
+END;
+CREATE TRIGGER embeddings_match_revision BEFORE INSERT ON embeddings
+WHEN NOT EXISTS (
+    SELECT 1 FROM content AS c JOIN revisions AS r ON r.seq = c.rev_seq
+    WHERE c.rev_seq = NEW.rev_seq AND r.memory_id IS NEW.memory_id
+      AND r.user_id IS NEW.user_id AND r.recorded_at IS NEW.recorded_at)
+BEGIN
+    SELECT RAISE(ABORT,
+        'localmem: an embedding must match a revision with content (its memory, user and recorded_at)');
+END;
+CREATE TRIGGER embeddings_match_model BEFORE INSERT ON embeddings
+WHEN NOT EXISTS (
+    SELECT 1 FROM embedding_models AS em
+    WHERE em.model = NEW.model AND em.dimensions * 4 = length(NEW.vector))
+BEGIN
+    SELECT RAISE(ABORT,
+        'localmem: an embedding must have its registered model''s dimensions (4 bytes each)');
+END;
+CREATE TRIGGER embedding_models_no_replace BEFORE INSERT ON embedding_models
+WHEN EXISTS (SELECT 1 FROM embedding_models WHERE model = NEW.model) BEGIN
+    SELECT RAISE(ABORT, 'localmem: embedding_models are immutable: a model is registered once');
+END;
+CREATE TRIGGER embeddings_no_replace BEFORE INSERT ON embeddings
+WHEN EXISTS (SELECT 1 FROM embeddings
+             WHERE seq = NEW.seq OR (rev_seq = NEW.rev_seq AND model = NEW.model)) BEGIN
+    SELECT RAISE(ABORT, 'localmem: embeddings are immutable: an existing vector cannot be replaced');
+END;
+CREATE TRIGGER embedding_models_no_update BEFORE UPDATE ON embedding_models BEGIN
+    SELECT RAISE(ABORT, 'localmem: embedding_models are immutable: a new model is a new name');
+END;
+CREATE TRIGGER embedding_models_no_delete BEFORE DELETE ON embedding_models BEGIN
+    SELECT RAISE(ABORT, 'localmem: embedding_models are immutable: a new model is a new name');
+END;
+CREATE TRIGGER embeddings_no_update BEFORE UPDATE ON embeddings BEGIN
+    SELECT RAISE(ABORT, 'localmem: embeddings are immutable: a vector is never updated');
+END;
+CREATE TRIGGER embeddings_no_delete BEFORE DELETE ON embeddings
+WHEN NOT EXISTS (SELECT 1 FROM erasures WHERE erasures.memory_id = OLD.memory_id)
+BEGIN
+    SELECT RAISE(ABORT, 'localmem: embeddings are immutable: vectors are destroyed only by erase');
 END;
 """,
 }

@@ -23,6 +23,9 @@ __all__ = [
     "CorruptDatabaseError",
     "StorageError",
     "BatchAbortedError",
+    "EmbeddingError",
+    "EmbeddingMismatchError",
+    "EmbeddingUnavailableError",
 ]
 
 
@@ -84,3 +87,15 @@ class StorageError(LocalmemError, OSError):
 
 class BatchAbortedError(LocalmemError):
     """A write failed part way inside a batch, so the whole batch rolls back."""
+
+
+class EmbeddingError(LocalmemError):
+    """The embedder failed, or returned something that is not one vector per text."""
+
+
+class EmbeddingMismatchError(EmbeddingError, ValueError):
+    """An embedder's dimensions differ from those stored for its model name."""
+
+
+class EmbeddingUnavailableError(EmbeddingError, ImportError):
+    """Vector search needs sqlite-vec, which is not installed or cannot be loaded."""

@@ -61,6 +61,8 @@ from .clock import (
     zone,
 )
 from .doctor import Check, DoctorReport, run_checks
+from .embedding import BATCH_SIZE, Embedder, Pending, check_embedder, check_model, load_vec, missing
+from .embedding import store_vectors as _store_vectors
 from .errors import (
     BatchAbortedError,
     ErasedError,
@@ -98,7 +100,12 @@ UNSET = _Unset.UNSET
 _LATEST = 2**62  # "known at the end of time": the newest revision of all
 
 
-def open(path: str | os.PathLike[str] | None = None, *, clock: Clock | None = None) -> Store:
+def open(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    clock: Clock | None = None,
+    embedder: Embedder | None = None,
+) -> Store:
     """Open the store at ``path``, creating or migrating it as needed.
 
     Args:
@@ -106,13 +113,24 @@ def open(path: str | os.PathLike[str] | None = None, *, clock: Clock | None = No
             the default file in the user data dir (created with mode 0600).
         clock: returns an aware datetime; the only source of recorded_at.
             Defaults to the system clock.
+        embedder: turns text into vectors (:class:`localmem.Embedder`); with
+            one, every write stores a vector of its text and search can use
+            them. Needs sqlite-vec (``pip install 'localmem[vec]'``). None
+            (the default): lexical search only, no model.
 
     Raises:
         CorruptDatabaseError: the file is not a localmem database.
         SchemaVersionError: the file was written by a newer localmem.
+        EmbeddingUnavailableError: an embedder was given and sqlite-vec is missing.
+        EmbeddingMismatchError: the file holds vectors of the embedder's model
+            name with other dimensions.
     """
     conn = connect(path)
-    return Store(conn, clock=clock or system_clock)
+    try:
+        return Store(conn, clock=clock or system_clock, embedder=embedder)
+    except BaseException:
+        conn.close()
+        raise
 
 
 def _encoded(value: Any, attributes: Any, source: Any) -> tuple[str | None, str | None, str | None]:
@@ -140,9 +158,20 @@ class Store(Reads):
     not shared between threads; open one Store per thread or process.
     """
 
-    def __init__(self, conn: apsw.Connection, *, clock: Clock = system_clock) -> None:
+    def __init__(
+        self, conn: apsw.Connection, *, clock: Clock = system_clock, embedder: Embedder | None = None
+    ) -> None:
         self._conn = conn
         self._clock = clock
+        self._embedder: Embedder | None = None
+        if embedder is not None:
+            self._embedder = check_embedder(embedder)
+            with map_errors():
+                load_vec(conn)
+                check_model(conn, self._embedder)
+        # Content written in the open transaction that still needs a vector;
+        # embedded in one go (batched) just before the transaction commits.
+        self._unembedded: list[Pending] = []
         self._depth = 0  # nesting of batch()/write transactions
         self._doomed: str | None = None  # why the open batch must roll back
         # Known while a write transaction is open (and only then): the newest
@@ -166,6 +195,11 @@ class Store(Reads):
     def connection(self) -> apsw.Connection:
         """The underlying apsw connection, for read-only inspection."""
         return self._conn
+
+    @property
+    def embedder(self) -> Embedder | None:
+        """The embedder this store was opened with (None: lexical search only)."""
+        return self._embedder
 
     def close(self) -> None:
         """Close the connection (finishing a pending checkpoint, refreshing planner stats)."""
@@ -213,6 +247,10 @@ class Store(Reads):
                         f"a write in this batch failed after changing rows ({self._doomed}); "
                         "the whole batch was rolled back"
                     )
+                if self._unembedded and self._embedder is not None:
+                    # In the writes' own transaction: an embedder that fails
+                    # fails them, and a vector never lands without its text.
+                    _store_vectors(self._conn, self._embedder, self._unembedded)
                 if self._erased_in_txn:
                     # Merge the full-text index into one new segment so no old
                     # segment or page key still holds an erased token.
@@ -225,6 +263,7 @@ class Store(Reads):
             self._doomed = None
             self._txn_newest = None
             self._txn_zones.clear()
+            self._unembedded.clear()
         if self._erased_in_txn:
             self._erased_in_txn = False
             self._checkpoint_pending = True
@@ -420,11 +459,14 @@ class Store(Reads):
              valid_source, observed_at, recorded_at, tz, expires_at, int(retracted),
              int(corrected), prev_rev, supersedes, superseded_by, self.device_id),
         )
+        rev_seq = self._conn.last_insert_rowid()
         self._conn.execute(
             "INSERT INTO content (rev_seq, memory_id, text, value, attributes, source, reason)"
             " VALUES (?,?,?,?,?,?,?)",
-            (self._conn.last_insert_rowid(), memory_id, text, value, attributes, source, reason),
+            (rev_seq, memory_id, text, value, attributes, source, reason),
         )
+        if self._embedder is not None:
+            self._unembedded.append(Pending(rev_seq, memory_id, user_id, recorded_at, text))
         built: Revision = _new_revision(
             rev_id=rev_id, memory_id=memory_id, user_id=user_id, kind=kind, key=key,
             version=version, op=op, text=text, value=loads_json(value), attributes=loads_json(attributes),
@@ -908,6 +950,42 @@ class Store(Reads):
             self._erased_in_txn = True
         done = self._depth == 0 and not self._checkpoint_pending
         return Erasure(memory_id, rev.user_id, from_micros(now), by, reason, tomb_id, done)
+
+    def embed_missing(self, user_id: str | None = None) -> int:
+        """Store a vector for every revision that has content but none of this embedder's model.
+
+        For content written before the store had an embedder, or by another
+        model. Runs through the revisions in order, embedding :data:`BATCH_SIZE`
+        texts per call, and commits each batch on its own: an interrupted run
+        keeps what it stored, and running it again carries on. Idempotent: a
+        second run stores nothing and returns 0.
+
+        Args:
+            user_id: only this user's revisions (default: everyone's).
+
+        Returns:
+            How many vectors were stored (revisions that keep their memory's text
+            reuse its vector without a model call, and are counted too).
+
+        Raises:
+            InvalidOperationError: the store has no embedder.
+            EmbeddingError: the embedder failed (batches stored before stay).
+        """
+        embedder = self._embedder
+        if embedder is None:
+            raise InvalidOperationError(
+                "embed_missing() needs an embedder: open the store with localmem.open(path, embedder=...)")
+        if user_id is not None:
+            check_text(user_id, "user_id")
+        total, after = 0, 0
+        while True:
+            with self._transaction():
+                batch = missing(self._conn, embedder.name, user_id=user_id, after=after, limit=BATCH_SIZE)
+                if batch:
+                    total += _store_vectors(self._conn, embedder, batch)
+                    after = batch[-1].rev_seq
+            if len(batch) < BATCH_SIZE:
+                return total
 
     # -- the file ----------------------------------------------------------------
 

@@ -128,8 +128,11 @@ CREATE TABLE embedding_models (
 -- from the revision's text. Rows are per model, so a file can move to a new
 -- model (its vectors are added beside the old ones, which stay: rows are never
 -- deleted but by an erase). memory_id, user_id and recorded_at are the
--- revision's own (a trigger checks them), so a nearest-neighbour scan is
--- restricted to one user's vectors known by a time without reading revisions.
+-- revision's own (a trigger checks them). embedded_at is the store's recorded
+-- time of the vector: the revision's own when it was embedded as it was
+-- written, later for a backfill or a new model. A nearest-neighbour scan as of
+-- a time reads one user's vectors with embedded_at by then, so a search replayed
+-- as of an earlier time does not see vectors added since.
 -- A plain table, not a sqlite-vec vec0 virtual table: opening, reading and
 -- erasing must work in any client without the extension (localmem/embedding.py).
 CREATE TABLE embeddings (
@@ -139,11 +142,12 @@ CREATE TABLE embeddings (
     memory_id    TEXT NOT NULL,
     user_id      TEXT NOT NULL,
     recorded_at  INTEGER NOT NULL,
+    embedded_at  INTEGER NOT NULL CHECK (embedded_at >= recorded_at),
     vector       BLOB NOT NULL CHECK (length(vector) > 0 AND length(vector) % 4 = 0),
     UNIQUE (rev_seq, model)
 ) STRICT;
 
-CREATE INDEX embeddings_scan ON embeddings (model, user_id, recorded_at);
+CREATE INDEX embeddings_scan ON embeddings (model, user_id, embedded_at);
 CREATE INDEX embeddings_memory ON embeddings (memory_id);
 
 -- Full-text index over revision text. External content: the words live only in

@@ -111,10 +111,11 @@ CREATE TABLE embeddings (
     memory_id    TEXT NOT NULL,
     user_id      TEXT NOT NULL,
     recorded_at  INTEGER NOT NULL,
+    embedded_at  INTEGER NOT NULL CHECK (embedded_at >= recorded_at),
     vector       BLOB NOT NULL CHECK (length(vector) > 0 AND length(vector) % 4 = 0),
     UNIQUE (rev_seq, model)
 ) STRICT;
-CREATE INDEX embeddings_scan ON embeddings (model, user_id, recorded_at);
+CREATE INDEX embeddings_scan ON embeddings (model, user_id, embedded_at);
 CREATE INDEX embeddings_memory ON embeddings (memory_id);
 CREATE TRIGGER erasures_destroy_embeddings AFTER INSERT ON erasures BEGIN
     DELETE FROM embeddings WHERE memory_id = NEW.memory_id;

@@ -33,6 +33,9 @@ Decisions:
   memory, exactly the revision an as-of read returns. Revisions that keep their
   memory's text (expire, retract, superseded, a correction of the value) reuse
   the vector already stored for that text: no model call.
+* **Vectors have a recorded time** (``embedded_at``): a write's vectors share
+  its revisions' recorded_at; a backfill's are stamped when it runs. A read as
+  of a time sees only vectors embedded by then, so replays stay exact.
 * **Vectors are written in the write's transaction**, at its end: a single write
   embeds one text; a batch (``store.batch()``, ``add_messages``) embeds its new
   texts in calls of :data:`BATCH_SIZE`. An embedder that fails or returns
@@ -255,16 +258,20 @@ def embed(embedder: Embedder, texts: Sequence[str]) -> list[bytes]:
 _REUSE = """SELECT e.vector FROM embeddings AS e JOIN content AS c ON c.rev_seq = e.rev_seq
 WHERE e.memory_id = ? AND e.model = ? AND c.text = ? LIMIT 1"""
 
-_INSERT = """INSERT INTO embeddings (rev_seq, model, memory_id, user_id, recorded_at, vector)
-VALUES (?, ?, ?, ?, ?, ?)"""
+_INSERT = """INSERT INTO embeddings (rev_seq, model, memory_id, user_id, recorded_at, embedded_at, vector)
+VALUES (?, ?, ?, ?, ?, ?, ?)"""
 
 
-def store_vectors(conn: apsw.Connection, embedder: Embedder, items: Sequence[Pending]) -> int:
+def store_vectors(
+    conn: apsw.Connection, embedder: Embedder, items: Sequence[Pending], *, embedded_at: int | None = None
+) -> int:
     """Store the embedder's vector of each item's text; run inside a write transaction.
 
     Items whose content is gone (erased in the same transaction) or that have
     a vector of this model already are skipped. A text the memory already has
     a vector of reuses it; the other texts are embedded, each distinct text once.
+    ``embedded_at`` is the store's recorded time of a backfill; None (a write
+    embedding its own revisions) stamps each vector with its revision's recorded_at.
 
     Returns:
         How many vectors were stored.
@@ -297,7 +304,9 @@ def store_vectors(conn: apsw.Connection, embedder: Embedder, items: Sequence[Pen
     if wanted:
         by_text.update(zip(wanted, embed(embedder, list(wanted)), strict=True))
     conn.executemany(_INSERT, [
-        (it.rev_seq, model, it.memory_id, it.user_id, it.recorded_at, by_text[it.text]) for it in live
+        (it.rev_seq, model, it.memory_id, it.user_id, it.recorded_at,
+         it.recorded_at if embedded_at is None else max(embedded_at, it.recorded_at), by_text[it.text])
+        for it in live
     ])
     return len(live)
 
@@ -321,12 +330,13 @@ def nearest_sql() -> str:
 
     One row per memory of the user, not erased, whose newest revision recorded
     at or before ``known`` (the revision an as-of read returns) has a vector of
-    the model: (rev_seq, memory_id, cosine distance), nearest first, ties by
-    rev_seq; a zero vector's undefined (NULL) distance sorts last.
+    the model embedded by ``known``: (rev_seq, memory_id, cosine distance),
+    nearest first, ties by rev_seq; a zero vector's undefined (NULL) distance
+    sorts last. (embedded_at >= recorded_at, so the first term bounds both.)
     """
     return """SELECT e.rev_seq, e.memory_id, vec_distance_cosine(e.vector, :query) AS distance
 FROM embeddings AS e
-WHERE e.model = :model AND e.user_id = :user_id AND e.recorded_at <= :known
+WHERE e.model = :model AND e.user_id = :user_id AND e.embedded_at <= :known
   AND e.rev_seq = (
     SELECT r.seq FROM revisions AS r
     WHERE r.memory_id = e.memory_id AND r.recorded_at <= :known
@@ -344,7 +354,9 @@ def nearest(
 
     Per memory, only the revision an as-of read at ``known`` returns competes
     (its newest recorded at or before ``known``), and only if it has a vector
-    of this embedder's model (:meth:`Store.embed_missing` fills the gaps).
+    of this embedder's model stored by ``known``: a vector backfilled later
+    (:meth:`Store.embed_missing`) is not seen by a search replayed as of an
+    earlier time, so a replay gives the same results after any later write.
     Erased memories never appear. No scope, validity or expiry filter is
     applied: search joins the results with its own scope on ``rev_seq``.
 

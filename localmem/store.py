@@ -955,7 +955,9 @@ class Store(Reads):
         """Store a vector for every revision that has content but none of this embedder's model.
 
         For content written before the store had an embedder, or by another
-        model. Runs through the revisions in order, embedding :data:`BATCH_SIZE`
+        model. The vectors are stamped with the store's recorded time now, so a
+        search as of an earlier time does not see them (it replays as it ran).
+        Runs through the revisions in order, embedding :data:`BATCH_SIZE`
         texts per call, and commits each batch on its own: an interrupted run
         keeps what it stored, and running it again carries on. Idempotent: a
         second run stores nothing and returns 0.
@@ -982,7 +984,7 @@ class Store(Reads):
             with self._transaction():
                 batch = missing(self._conn, embedder.name, user_id=user_id, after=after, limit=BATCH_SIZE)
                 if batch:
-                    total += _store_vectors(self._conn, embedder, batch)
+                    total += _store_vectors(self._conn, embedder, batch, embedded_at=self._recorded_now())
                     after = batch[-1].rev_seq
             if len(batch) < BATCH_SIZE:
                 return total

@@ -157,8 +157,9 @@ def test_vectors_are_float32_little_endian(vstore: localmem.Store, embedder: Has
     assert len(blob) == 4 * embedder.dimensions
     assert blob == pack(embedder.vector(rev.text), embedder.dimensions, what="v")
     row = vstore.connection.execute(
-        "SELECT model, memory_id, user_id, recorded_at FROM embeddings").fetchone()
-    assert row == (embedder.name, rev.memory_id, "ann", to_micros(rev.recorded_at))
+        "SELECT model, memory_id, user_id, recorded_at, embedded_at FROM embeddings").fetchone()
+    recorded = to_micros(rev.recorded_at)
+    assert row == (embedder.name, rev.memory_id, "ann", recorded, recorded)  # embedded as it was written
 
 
 def test_add_messages_embeds_in_batched_calls(vstore: localmem.Store, embedder: HashEmbedder) -> None:
@@ -455,11 +456,11 @@ REFUSED = {
     "delete-vectors": "DELETE FROM embeddings",
     "delete-model": "DELETE FROM embedding_models",
     "replace-vector": "INSERT OR REPLACE INTO embeddings (seq, rev_seq, model, memory_id, user_id,"
-                      " recorded_at, vector) SELECT seq, rev_seq, model, memory_id, user_id, recorded_at,"
-                      " zeroblob(length(vector)) FROM embeddings",
+                      " recorded_at, embedded_at, vector) SELECT seq, rev_seq, model, memory_id,"
+                      " user_id, recorded_at, embedded_at, zeroblob(length(vector)) FROM embeddings",
     "replace-key": "INSERT OR REPLACE INTO embeddings (rev_seq, model, memory_id, user_id, recorded_at,"
-                   " vector) SELECT rev_seq, model, memory_id, user_id, recorded_at,"
-                   " zeroblob(length(vector)) FROM embeddings",
+                   " embedded_at, vector) SELECT rev_seq, model, memory_id, user_id, recorded_at,"
+                   " embedded_at, zeroblob(length(vector)) FROM embeddings",
     "upsert-vector": "INSERT INTO embeddings SELECT * FROM embeddings WHERE true"
                      " ON CONFLICT (seq) DO UPDATE SET vector = zeroblob(length(vector))",
     "replace-model": "INSERT OR REPLACE INTO embedding_models SELECT model, dimensions + 1"
@@ -500,6 +501,7 @@ BAD_INSERTS = {
     "other-memory": ("memory_id", "'M' || substr(memory_id, 2)", "must match a revision"),
     "other-revision": ("rev_seq", "rev_seq + 1000", "must match a revision"),
     "wrong-length": ("vector", "zeroblob(8)", "dimensions"),
+    "embedded-before-recorded": ("embedded_at", "recorded_at - 1", "CHECK constraint failed"),
     "unknown-model": ("model", "'never-registered'", "dimensions"),
 }
 
@@ -509,7 +511,7 @@ def test_a_vector_must_match_its_revision_and_model(
     filled: localmem.Store, column: str, value: str, match: str | None
 ) -> None:
     """A vector copied to a second registered model is accepted as is, and refused with a column changed."""
-    cols = ["rev_seq", "model", "memory_id", "user_id", "recorded_at", "vector"]
+    cols = ["rev_seq", "model", "memory_id", "user_id", "recorded_at", "embedded_at", "vector"]
     picked = ", ".join(value if c == column else ("'second'" if c == "model" else c) for c in cols)
     copy = f"INSERT INTO embeddings ({', '.join(cols)}) SELECT {picked} FROM embeddings WHERE seq = 1"
     before = table_rows(filled)
@@ -530,13 +532,13 @@ def test_a_vector_for_an_erased_memory_is_refused(filled: localmem.Store) -> Non
     rev = filled.add("Ann's PIN is 4711", user_id="ann")
     seq = rev_seq(filled, rev)
     saved = filled.connection.execute(
-        "SELECT rev_seq, model, memory_id, user_id, recorded_at, vector FROM embeddings WHERE rev_seq = ?",
-        (seq,)).fetchone()
+        "SELECT rev_seq, model, memory_id, user_id, recorded_at, embedded_at, vector FROM embeddings"
+        " WHERE rev_seq = ?", (seq,)).fetchone()
     filled.erase(rev.memory_id)
     with pytest.raises(localmem.IntegrityError, match="must match a revision with content"), \
             transaction(filled.connection) as conn:
-        conn.execute("INSERT INTO embeddings (rev_seq, model, memory_id, user_id, recorded_at, vector)"
-                     " VALUES (?,?,?,?,?,?)", saved)
+        conn.execute("INSERT INTO embeddings (rev_seq, model, memory_id, user_id, recorded_at, embedded_at,"
+                     " vector) VALUES (?,?,?,?,?,?,?)", saved)
 
 
 # -- backfill, models and mismatches ---------------------------------------------------------
@@ -565,6 +567,25 @@ def test_embed_missing_backfills_and_is_idempotent(
         assert ids(found) == [revs[42].memory_id]
         assert ann.memory_id not in ids(nearest(s.connection, embedder, user_id="sam", known=now(s),
                                                 query="Ann note", k=100))
+
+
+def test_a_backfill_is_not_seen_by_a_search_replayed_as_of_before_it(
+    db_path: Path, clock: FrozenClock, embedder: HashEmbedder
+) -> None:
+    """Vectors backfilled at T2 for a memory recorded at T1 are seen as of T2, not as of T1: replays hold."""
+    with localmem.open(db_path, clock=clock) as plain:
+        rev = plain.add("Sam sprained his wrist climbing", user_id="sam")
+        t1 = now(plain)
+    clock.advance(days=3)
+    with localmem.open(db_path, clock=clock, embedder=embedder) as s:
+        assert s.embed_missing() == 1
+        t2 = now(s)
+        embedded_at = s.connection.execute("SELECT embedded_at FROM embeddings").get
+        assert embedded_at == t2 > t1
+        assert nearest(s.connection, embedder, user_id="sam", known=t1, query="wrist", k=5) == []
+        assert nearest(s.connection, embedder, user_id="sam", known=t2 - 1, query="wrist", k=5) == []
+        assert ids(nearest(s.connection, embedder, user_id="sam", known=t2, query="wrist", k=5)) \
+            == [rev.memory_id]
 
 
 def test_embed_missing_without_an_embedder_is_refused(store: localmem.Store) -> None:

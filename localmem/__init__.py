@@ -5,6 +5,8 @@ nothing ever overwritten, one SQLite file. Start with :func:`open`.
 """
 
 from .clock import Clock, TimeInput, system_clock
+from .compare import Comparison, Perspective
+from .derive import Provenance, Staleness
 from .errors import (
     BatchAbortedError,
     CorruptDatabaseError,
@@ -18,14 +20,18 @@ from .errors import (
     LocalmemError,
     NaiveDatetimeError,
     NotFoundError,
+    RunConflictError,
     SchemaVersionError,
     StorageError,
     UnknownZoneError,
 )
 from .filters import InvalidFilterError
 from .interval import PRECISIONS, ValidTime
+from .knew import DiffEntry, KnowledgeDiff
+from .receipts import Decision
 from .resolver import TimeMention, find_times
 from .revision import Change, Erasure, Revision, Snapshot
+from .runs import Run, RunEvent, View
 from .search import Hit
 from .store import UNSET, Check, DoctorReport, Store, StoreInfo, open
 
@@ -38,6 +44,16 @@ __all__ = [
     "Change",
     "Snapshot",
     "Erasure",
+    "Run",
+    "RunEvent",
+    "View",
+    "Decision",
+    "Provenance",
+    "Staleness",
+    "Comparison",
+    "Perspective",
+    "KnowledgeDiff",
+    "DiffEntry",
     "StoreInfo",
     "DoctorReport",
     "Check",
@@ -58,6 +74,7 @@ __all__ = [
     "NotFoundError",
     "InvalidOperationError",
     "ErasedError",
+    "RunConflictError",
     "ImmutableError",
     "IntegrityError",
     "SchemaVersionError",

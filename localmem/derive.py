@@ -241,8 +241,8 @@ def stale(store: Store, user_id: str, known_at: TimeInput | None) -> list[Proven
         if row is None:
             continue
         rev = revision_from_row(row, known)
-        if rev.retracted or rev.erased:
-            continue  # withdrawn: nothing left to restate
+        if rev.retracted or rev.erased or rev.superseded_by is not None:
+            continue  # withdrawn or already restated: nothing left to restate
         out.append(Provenance(dataclasses.replace(rev, stale=True), _sources(conn, memory_id),
                               tuple(reasons), from_micros(known)))
     out.sort(key=lambda p: (p.revision.recorded_at, p.revision.memory_id))

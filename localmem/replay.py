@@ -145,7 +145,8 @@ class Replay:
 
         "The chart that must restate its point": each with the sources that
         changed, why (corrected, superseded, retracted, erased) and the newer
-        revision. Retracted and erased derived memories are left out.
+        revision. Retracted, erased and superseded (already restated) derived
+        memories are left out.
         """
         with map_errors():
             return derive_.stale(_store(self), user_id, known_at)

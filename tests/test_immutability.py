@@ -90,6 +90,12 @@ def _replace_sql(table: str, columns: list[str]) -> str:
 UPDATE_AND_DELETE = [
     pytest.param(table, verb, id=f"{verb}-{table}") for verb in ("update", "delete") for table in TABLES
 ]
+#: A shell runs a process per statement: the replay tables' triggers are the same kind, so one
+#: of them stands for all there (the store's and the stdlib connections check every table).
+SHELL_UPDATE_AND_DELETE = [
+    p for p in UPDATE_AND_DELETE
+    if p.values[0] not in ("runs", "run_events", "artifacts", "decision_sources", "derivations")
+]
 
 
 def _statement(table: str, verb: str, path: Path) -> str:
@@ -253,7 +259,7 @@ def test_stdlib_sqlite3_refuses_upsert_and_replace(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("shell", _shells())
-@pytest.mark.parametrize(("table", "verb"), UPDATE_AND_DELETE)
+@pytest.mark.parametrize(("table", "verb"), SHELL_UPDATE_AND_DELETE)
 def test_shell_refuses_update_and_delete(
     populated: localmem.Store, shell: list[str], table: str, verb: str
 ) -> None:

@@ -85,7 +85,7 @@ def test_decision_show_prompt_writes_the_exact_bytes(db_path: Path, fee: dict[st
 
 
 def test_decision_show_lists_what_was_cited_and_available(cli: CLI, fee: dict[str, str]) -> None:
-    """The receipt shows its cutoff, the fee-4 revision it cited (since corrected) and only fee 4 available."""
+    """The receipt shows its cutoff, the fee-4 revision it cited (since corrected), only fee 4 available."""
     out = cli.ok("decision", "show", fee["decision"], "--available")
     assert "known_at 2026-03-02T09:05:00+00:00" in out
     assert f"{fee['fee_rev']}  v1 fee = 4  [since: v3 correct → fee = 6]" in out
@@ -132,7 +132,9 @@ def test_stale_and_knew(cli: CLI, fee: dict[str, str]) -> None:
     (("compare", "--expr", "__import__('os')", "--user", "acct", "--known-at", at("09:00")), "not allowed"),
     (("knew", "--user", "acct", "--at", at("10:00"), "--diff", at("09:00")), "not after"),
 ])
-def test_errors_are_one_line_on_stderr(cli: CLI, fee: dict[str, str], argv: tuple[str, ...], message: str) -> None:
+def test_errors_are_one_line_on_stderr(
+    cli: CLI, fee: dict[str, str], argv: tuple[str, ...], message: str
+) -> None:
     """Bad replay commands exit 1 with one line on stderr naming the problem, and print nothing on stdout."""
     code, out, err = cli(*argv)
     assert (code, out) == (1, "")

@@ -11,11 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import dump
 
 import localmem
 from localmem.testing import FrozenClock
-
-from helpers import dump
 
 REPLAY_TABLES = ("runs", "run_events", "artifacts", "decisions", "decision_sources", "derivations")
 
@@ -243,7 +242,7 @@ def test_every_kind_of_source_change_makes_a_summary_stale(
 
 
 def test_c4_run_sees_a_new_fact_only_after_it_advances(store: localmem.Store, clock: FrozenClock) -> None:
-    """C4: pinned at step 3, a fact recorded during step 4 is invisible until the advance at step 5, which is recorded."""
+    """C4: pinned at step 3, a fact recorded in step 4 is invisible until the recorded advance at step 5."""
     clock.set(at("09:00"))
     store.add("Ticket opened", user_id="cust")
     run = store.run("agent", user_id="cust")
@@ -303,7 +302,7 @@ def test_run_resumed_in_a_second_process_keeps_its_cutoff(db_path: Path, clock: 
 
 
 def test_a_stale_view_cannot_move_the_run(store: localmem.Store, clock: FrozenClock) -> None:
-    """Two views of one run: once one advances, the other's step raises RunConflictError, reads stay pinned."""
+    """Once one view of a run advances, another view's step raises RunConflictError; its reads stay pinned."""
     store.add("a", user_id="u")
     one = store.run("r", user_id="u")
     two = store.run("r")
@@ -322,7 +321,7 @@ def test_a_stale_view_cannot_move_the_run(store: localmem.Store, clock: FrozenCl
 def test_receipt_survives_supersession_and_erasure_without_leaking(
     store: localmem.Store, clock: FrozenClock
 ) -> None:
-    """After its cited memories are superseded and erased, a receipt keeps ids and bytes; erased ones read as erased."""
+    """A receipt keeps its ids and bytes after supersession and erasure; erased citations read as erased."""
     clock.set(at("09:00"))
     city = store.add("Lives in Lisbon", user_id="u", key="city", valid_from="2024-01-01")
     secret = store.add("Ex-partner is called Alex", user_id="u")
@@ -403,7 +402,8 @@ def _bad_calls(store: localmem.Store, clock: FrozenClock) -> list[tuple[Any, typ
          "in the future"),
         (lambda: store.run("r", user_id="v"), localmem.InvalidOperationError, "belongs to user 'u'"),
         (lambda: store.run("r", known_at=at("09:30")), localmem.InvalidOperationError, "advance it"),
-        (lambda: run.advance(step="back", to=at("08:00")), localmem.InvalidOperationError, "only moves forwards"),
+        (lambda: run.advance(step="back", to=at("08:00")), localmem.InvalidOperationError,
+         "only moves forwards"),
         (lambda: run.advance(step="x", to=naive), localmem.NaiveDatetimeError, "no time zone"),
         (lambda: run.advance(step="x", to=at("12:00")), localmem.InvalidOperationError, "in the future"),
         (lambda: run.step(""), localmem.InvalidInputError, "step"),
@@ -438,7 +438,9 @@ def _bad_calls(store: localmem.Store, clock: FrozenClock) -> list[tuple[Any, typ
     ]
 
 
-def test_bad_input_raises_a_clear_error_and_changes_nothing(store: localmem.Store, clock: FrozenClock) -> None:
+def test_bad_input_raises_a_clear_error_and_changes_nothing(
+    store: localmem.Store, clock: FrozenClock
+) -> None:
     """Each refused call raises its error naming the bad value, and leaves every table as it was."""
     calls = _bad_calls(store, clock)
     before = everything(store)

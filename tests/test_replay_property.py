@@ -35,11 +35,13 @@ def test_pinned_runs_read_nothing_recorded_after_their_cutoff(
             if name == "add" or not live:
                 revs.append(store.add(f"note {i} about running", user_id="u", resolve=False))
             elif name == "correct":
-                revs.append(store.correct(live[pick % len(live)].memory_id, text=f"corrected note {i} running"))
+                target = live[pick % len(live)]
+                revs.append(store.correct(target.memory_id, text=f"corrected note {i} running"))
             elif name == "derive":
                 sources = {r.memory_id: r for r in revs}.values()
                 chosen = [r for j, r in enumerate(sources) if (j + pick) % 2 == 0][:3] or [revs[-1]]
-                revs.append(store.derive(f"summary {i} running", from_=[store.get(r.memory_id) for r in chosen]))
+                current = [store.get(r.memory_id) for r in chosen]
+                revs.append(store.derive(f"summary {i} running", from_=current))  # type: ignore[arg-type]
             elif name == "retract":
                 revs.append(store.retract(live[pick % len(live)].memory_id))
             elif name == "supersede":
@@ -59,8 +61,9 @@ def test_pinned_runs_read_nothing_recorded_after_their_cutoff(
             for rev in seen:
                 assert rev.recorded_at <= run.known_at, (rev, run.known_at)
                 sources = conn.execute(
-                    "SELECT r.recorded_at FROM derivations AS d JOIN revisions AS r ON r.rev_id = d.source_rev"
-                    " WHERE d.memory_id = ?", (rev.memory_id,)).fetchall()
+                    "SELECT r.recorded_at FROM derivations AS d"
+                    " JOIN revisions AS r ON r.rev_id = d.source_rev WHERE d.memory_id = ?",
+                    (rev.memory_id,)).fetchall()
                 created = conn.execute("SELECT created_at FROM memories WHERE memory_id = ?",
                                        (rev.memory_id,)).get
                 assert created <= to_micros(run.known_at)

@@ -306,6 +306,161 @@ BEGIN
     SELECT RAISE(ABORT, 'localmem: embeddings are immutable: vectors are destroyed only by erase');
 END;
 
+-- Runs: an agent session or an evaluation replay, pinned to a knowledge cutoff.
+-- A run's state is its events: the cutoff in force is the known_at of its
+-- newest event; only an 'advance' moves it, and never backwards.
+CREATE TABLE runs (
+    run_id      TEXT PRIMARY KEY CHECK (length(run_id) > 0),
+    user_id     TEXT NOT NULL CHECK (length(user_id) > 0),
+    started_at  INTEGER NOT NULL,
+    origin      TEXT NOT NULL
+) STRICT;
+
+-- What happened to a run, in order: its start, each step it marked, each
+-- advance of its cutoff. known_at is the cutoff in force after the event; it is
+-- never after the event's own recorded_at (a cutoff in the future would let
+-- facts recorded later leak in).
+CREATE TABLE run_events (
+    seq          INTEGER PRIMARY KEY,
+    run_id       TEXT NOT NULL REFERENCES runs (run_id),
+    position     INTEGER NOT NULL CHECK (position >= 1),
+    kind         TEXT NOT NULL CHECK (kind IN ('start', 'step', 'advance')),
+    step         TEXT CHECK (step IS NULL OR length(step) > 0),
+    known_at     INTEGER NOT NULL,
+    recorded_at  INTEGER NOT NULL,
+    UNIQUE (run_id, position),
+    CHECK ((kind = 'start') = (position = 1)),
+    CHECK (kind = 'start' OR step IS NOT NULL),
+    CHECK (known_at <= recorded_at)
+) STRICT;
+
+-- Exact bytes a decision handed a model (or got back), stored once per content:
+-- the key is the SHA-256 of the bytes, in lower-case hex.
+CREATE TABLE artifacts (
+    sha256       TEXT PRIMARY KEY CHECK (length(sha256) = 64 AND sha256 NOT GLOB '*[^0-9a-f]*'),
+    size         INTEGER NOT NULL,
+    bytes        BLOB NOT NULL,
+    recorded_at  INTEGER NOT NULL,
+    CHECK (size = length(bytes))
+) STRICT;
+
+-- Decision receipts: which run and step, the cutoffs it was made under, the
+-- newest local revision seq then (so later arrivals never join what was
+-- available), the prompt's bytes and optional output, and free JSON meta.
+CREATE TABLE decisions (
+    decision_id  TEXT PRIMARY KEY CHECK (length(decision_id) = 26),
+    run_id       TEXT NOT NULL REFERENCES runs (run_id),
+    user_id      TEXT NOT NULL,
+    step         TEXT NOT NULL CHECK (length(step) > 0),
+    event_seq    INTEGER NOT NULL REFERENCES run_events (seq),
+    known_at     INTEGER NOT NULL,
+    valid_at     INTEGER NOT NULL,
+    recorded_at  INTEGER NOT NULL,
+    watermark    INTEGER NOT NULL,
+    prompt       TEXT NOT NULL REFERENCES artifacts (sha256),
+    output       TEXT REFERENCES artifacts (sha256),
+    meta         TEXT CHECK (meta IS NULL OR json_valid(meta)),
+    origin       TEXT NOT NULL,
+    CHECK (known_at <= recorded_at)
+) STRICT;
+
+CREATE INDEX decisions_run ON decisions (run_id, recorded_at);
+
+-- The revisions a decision retrieved and used, in the order given. Ids only:
+-- an erasure of a cited memory destroys its words, never these links.
+CREATE TABLE decision_sources (
+    decision_id  TEXT NOT NULL REFERENCES decisions (decision_id),
+    position     INTEGER NOT NULL CHECK (position >= 1),
+    rev_id       TEXT NOT NULL REFERENCES revisions (rev_id),
+    PRIMARY KEY (decision_id, position)
+) STRICT;
+
+CREATE INDEX decision_sources_rev ON decision_sources (rev_id);
+
+-- Provenance of derived memories (summaries): the revisions each was computed from.
+CREATE TABLE derivations (
+    memory_id   TEXT NOT NULL REFERENCES memories (memory_id),
+    position    INTEGER NOT NULL CHECK (position >= 1),
+    source_rev  TEXT NOT NULL REFERENCES revisions (rev_id),
+    PRIMARY KEY (memory_id, position)
+) STRICT;
+
+CREATE INDEX derivations_source ON derivations (source_rev);
+
+-- A run's cutoff moves only by an advance, and never backwards.
+CREATE TRIGGER run_events_cutoff BEFORE INSERT ON run_events
+WHEN NEW.kind != 'start' AND (
+    SELECT CASE WHEN NEW.kind = 'advance' THEN NEW.known_at < p.known_at
+                ELSE NEW.known_at != p.known_at END
+    FROM run_events AS p WHERE p.run_id = NEW.run_id ORDER BY p.position DESC LIMIT 1)
+BEGIN
+    SELECT RAISE(ABORT, 'localmem: a run''s cutoff moves only forwards, and only by an advance');
+END;
+
+CREATE TRIGGER runs_no_replace BEFORE INSERT ON runs
+WHEN EXISTS (SELECT 1 FROM runs WHERE run_id = NEW.run_id) BEGIN
+    SELECT RAISE(ABORT, 'localmem: runs are immutable: an existing run cannot be replaced');
+END;
+CREATE TRIGGER run_events_no_replace BEFORE INSERT ON run_events
+WHEN EXISTS (SELECT 1 FROM run_events WHERE seq = NEW.seq
+             OR (run_id = NEW.run_id AND position = NEW.position)) BEGIN
+    SELECT RAISE(ABORT, 'localmem: run events are immutable: an existing event cannot be replaced');
+END;
+CREATE TRIGGER artifacts_no_replace BEFORE INSERT ON artifacts
+WHEN EXISTS (SELECT 1 FROM artifacts WHERE sha256 = NEW.sha256) BEGIN
+    SELECT RAISE(ABORT, 'localmem: artifacts are immutable: an existing artifact cannot be replaced');
+END;
+CREATE TRIGGER decisions_no_replace BEFORE INSERT ON decisions
+WHEN EXISTS (SELECT 1 FROM decisions WHERE decision_id = NEW.decision_id) BEGIN
+    SELECT RAISE(ABORT, 'localmem: decisions are immutable: an existing receipt cannot be replaced');
+END;
+CREATE TRIGGER decision_sources_no_replace BEFORE INSERT ON decision_sources
+WHEN EXISTS (SELECT 1 FROM decision_sources
+             WHERE decision_id = NEW.decision_id AND position = NEW.position) BEGIN
+    SELECT RAISE(ABORT, 'localmem: decisions are immutable: an existing source cannot be replaced');
+END;
+CREATE TRIGGER derivations_no_replace BEFORE INSERT ON derivations
+WHEN EXISTS (SELECT 1 FROM derivations WHERE memory_id = NEW.memory_id AND position = NEW.position)
+BEGIN
+    SELECT RAISE(ABORT, 'localmem: derivations are immutable: an existing link cannot be replaced');
+END;
+CREATE TRIGGER runs_no_update BEFORE UPDATE ON runs BEGIN
+    SELECT RAISE(ABORT, 'localmem: runs are immutable: advance the run instead');
+END;
+CREATE TRIGGER runs_no_delete BEFORE DELETE ON runs BEGIN
+    SELECT RAISE(ABORT, 'localmem: runs are immutable: they are only ever appended');
+END;
+CREATE TRIGGER run_events_no_update BEFORE UPDATE ON run_events BEGIN
+    SELECT RAISE(ABORT, 'localmem: run events are immutable: advance the run instead');
+END;
+CREATE TRIGGER run_events_no_delete BEFORE DELETE ON run_events BEGIN
+    SELECT RAISE(ABORT, 'localmem: run events are immutable: they are only ever appended');
+END;
+CREATE TRIGGER artifacts_no_update BEFORE UPDATE ON artifacts BEGIN
+    SELECT RAISE(ABORT, 'localmem: artifacts are immutable: their bytes never change');
+END;
+CREATE TRIGGER artifacts_no_delete BEFORE DELETE ON artifacts BEGIN
+    SELECT RAISE(ABORT, 'localmem: artifacts are immutable: their bytes never change');
+END;
+CREATE TRIGGER decisions_no_update BEFORE UPDATE ON decisions BEGIN
+    SELECT RAISE(ABORT, 'localmem: decisions are immutable: a receipt never changes');
+END;
+CREATE TRIGGER decisions_no_delete BEFORE DELETE ON decisions BEGIN
+    SELECT RAISE(ABORT, 'localmem: decisions are immutable: a receipt never changes');
+END;
+CREATE TRIGGER decision_sources_no_update BEFORE UPDATE ON decision_sources BEGIN
+    SELECT RAISE(ABORT, 'localmem: decisions are immutable: a receipt never changes');
+END;
+CREATE TRIGGER decision_sources_no_delete BEFORE DELETE ON decision_sources BEGIN
+    SELECT RAISE(ABORT, 'localmem: decisions are immutable: a receipt never changes');
+END;
+CREATE TRIGGER derivations_no_update BEFORE UPDATE ON derivations BEGIN
+    SELECT RAISE(ABORT, 'localmem: derivations are immutable: derive a new memory instead');
+END;
+CREATE TRIGGER derivations_no_delete BEFORE DELETE ON derivations BEGIN
+    SELECT RAISE(ABORT, 'localmem: derivations are immutable: derive a new memory instead');
+END;
+
 -- Readable views for the sqlite3 shell: ISO 8601 UTC times, text joined in.
 CREATE VIEW revision_log AS
 SELECT

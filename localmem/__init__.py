@@ -5,6 +5,8 @@ nothing ever overwritten, one SQLite file. Start with :func:`open`.
 """
 
 from .clock import Clock, TimeInput, system_clock
+from .compare import Comparison, Perspective
+from .derive import Provenance, Staleness
 from .embedding import Embedder
 from .errors import (
     BatchAbortedError,
@@ -22,14 +24,18 @@ from .errors import (
     LocalmemError,
     NaiveDatetimeError,
     NotFoundError,
+    RunConflictError,
     SchemaVersionError,
     StorageError,
     UnknownZoneError,
 )
 from .filters import InvalidFilterError
 from .interval import PRECISIONS, ValidTime
+from .knew import DiffEntry, KnowledgeDiff
+from .receipts import Decision
 from .resolver import TimeMention, find_times
 from .revision import Change, Erasure, Revision, Snapshot
+from .runs import Run, RunEvent, View
 from .search import Hit
 from .store import UNSET, Check, DoctorReport, Store, StoreInfo, open
 
@@ -43,6 +49,16 @@ __all__ = [
     "Change",
     "Snapshot",
     "Erasure",
+    "Run",
+    "RunEvent",
+    "View",
+    "Decision",
+    "Provenance",
+    "Staleness",
+    "Comparison",
+    "Perspective",
+    "KnowledgeDiff",
+    "DiffEntry",
     "StoreInfo",
     "DoctorReport",
     "Check",
@@ -63,6 +79,7 @@ __all__ = [
     "NotFoundError",
     "InvalidOperationError",
     "ErasedError",
+    "RunConflictError",
     "ImmutableError",
     "IntegrityError",
     "SchemaVersionError",

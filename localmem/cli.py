@@ -543,6 +543,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--known-at", "--at", dest="known_at")
     p.set_defaults(func=cmd_snapshot)
 
+    from .cli_replay import add_commands  # it imports this module's printers
+
+    add_commands(command, common)
+
     p = command("info", "what this database holds")
     p.set_defaults(func=cmd_info)
 

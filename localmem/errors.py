@@ -17,6 +17,7 @@ __all__ = [
     "NotFoundError",
     "InvalidOperationError",
     "ErasedError",
+    "RunConflictError",
     "ImmutableError",
     "IntegrityError",
     "SchemaVersionError",
@@ -63,6 +64,10 @@ class InvalidOperationError(LocalmemError, ValueError):
 
 class ErasedError(InvalidOperationError):
     """The memory was erased; its content is gone and it takes no more writes."""
+
+
+class RunConflictError(InvalidOperationError):
+    """A run was moved on by another view (process) since this view last saw it."""
 
 
 class ImmutableError(LocalmemError):

@@ -7,6 +7,7 @@ what a current-only read hides are in :mod:`localmem.store`'s docstring.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from datetime import datetime
@@ -18,6 +19,7 @@ import apsw
 from . import queries
 from ._db import map_errors
 from .clock import UTC_ZONE, TimeInput, from_micros, is_date_form, to_micros, zone
+from .derive import mark_stale
 from .errors import InvalidInputError, NotFoundError
 from .filters import compile_filter
 from .inputs import check_text, optional_text
@@ -85,7 +87,8 @@ class Reads:
         if row is None:
             self._state(memory_id, writable=False)  # raises NotFoundError if unknown
             return None
-        return revision_from_row(row, valid)
+        with map_errors():
+            return mark_stale(self._conn, [revision_from_row(row, valid)], known)[0]
 
     def read(
         self: _Host,
@@ -131,7 +134,8 @@ class Reads:
             kind=kind, key=key, extra=None if compiled is None else (compiled.sql, compiled.params),
         )
         with map_errors():
-            return [revision_from_row(row, valid) for row in self._conn.execute(q.sql, q.params)]
+            revs = [revision_from_row(row, valid) for row in self._conn.execute(q.sql, q.params)]
+            return mark_stale(self._conn, revs, known)
 
     def search(
         self: _Host,
@@ -188,6 +192,9 @@ class Reads:
         )
         with map_errors():
             hits = run_search(self._conn, query, scope, z, limit)
+            marked = mark_stale(self._conn, [h.revision for h in hits], known)
+            hits = [h if h.revision is r else dataclasses.replace(h, revision=r)
+                    for h, r in zip(hits, marked, strict=True)]
         if log and hits:
             with self._write() as now:
                 self._conn.executemany(
@@ -208,7 +215,8 @@ class Reads:
         known, _ = self._axes(None, known_at, None, z)
         q = queries.snapshot(user_id, known)
         with map_errors():
-            revisions = [revision_from_row(r, known) for r in self._conn.execute(q.sql, q.params)]
+            revisions = mark_stale(
+                self._conn, [revision_from_row(r, known) for r in self._conn.execute(q.sql, q.params)], known)
         latest: dict[str, Revision] = {}
         for rev in revisions:
             latest[rev.memory_id] = rev

@@ -2,7 +2,7 @@
 
 A revision is the whole state of a memory after one write. Reads return the
 revision that was current at the read's known_at, with flags computed for the
-read's valid_at (``expired``); ``stale`` is reserved for derived memories.
+read's valid_at (``expired``) and known_at (``stale``, on derived memories).
 """
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ class Revision:
         retracted: the user revoked the memory.
         corrected: the memory's content has been corrected at least once.
         erased: the memory's content was destroyed by a privacy erasure.
-        stale: a derived memory one of whose sources changed (not yet produced:
-            derived memories arrive with replay).
+        stale: a derived memory one of whose sources was corrected, superseded,
+            retracted or erased by the read's known_at (see :mod:`localmem.derive`).
     """
 
     rev_id: str

@@ -79,6 +79,7 @@ from .inputs import check_text, encode_attributes, encode_json, observed_micros,
 from .interval import check_interval, check_precision
 from .messages import import_messages, read_times
 from .reads import Reads
+from .replay import Replay
 from .revision import (
     Erasure,
     Revision,
@@ -151,7 +152,7 @@ class StoreInfo:
     size_bytes: int
 
 
-class Store(Reads):
+class Store(Reads, Replay):
     """A localmem database: append-only memories with two clocks.
 
     Use :func:`localmem.open` to get one. A Store wraps one connection and is

@@ -1,0 +1,98 @@
+"""What did the app know: a user's snapshot at one time, and what changed between two.
+
+``store.snapshot(user, known_at=T)`` is what the store held at T. ``knowledge_diff``
+says what was learned, derived, corrected, superseded, retracted, re-dated by an
+expiry, or erased between two times: every revision recorded after ``since``
+and by ``until``, grouped by memory, each with the memory as held at ``since``
+(None if it was new) and at ``until``. Erased memories show no content on
+either side: the diff never brings erased words back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from .clock import TimeInput, to_micros
+from .errors import InvalidInputError
+from .inputs import check_text
+from .revision import Revision
+
+if TYPE_CHECKING:
+    from .store import Store
+
+__all__ = ["DiffEntry", "KnowledgeDiff", "knowledge_diff", "CHANGES"]
+
+#: The kinds of change, in the order a diff lists them.
+CHANGES = ("learned", "derived", "corrected", "superseded", "retracted", "expiry", "erased")
+_BY_OP = {"assert": "learned", "supersede": "learned", "derive": "derived", "correct": "corrected",
+          "superseded": "superseded", "retract": "retracted", "expire": "expiry"}
+
+
+@dataclass(frozen=True, slots=True)
+class DiffEntry:
+    """One change to one memory between two times: its kind, the memory before and after, and when."""
+
+    change: str
+    memory_id: str
+    before: Revision | None
+    after: Revision
+    at: datetime
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {"change": self.change, "memory_id": self.memory_id, "at": self.at.isoformat(),
+                "before": None if self.before is None else self.before.to_dict(),
+                "after": self.after.to_dict()}
+
+
+@dataclass(frozen=True, slots=True)
+class KnowledgeDiff:
+    """What the store learned about a user after ``since`` and by ``until``."""
+
+    user_id: str
+    since: datetime
+    until: datetime
+    entries: tuple[DiffEntry, ...]
+
+    def of(self, change: str) -> list[DiffEntry]:
+        """The entries of one kind of change."""
+        return [e for e in self.entries if e.change == change]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {"user_id": self.user_id, "since": self.since.isoformat(), "until": self.until.isoformat(),
+                "entries": [e.to_dict() for e in self.entries]}
+
+
+def knowledge_diff(store: Store, user_id: str, since: TimeInput, until: TimeInput) -> KnowledgeDiff:
+    """See :meth:`localmem.store.Store.knowledge_diff`."""
+    check_text(user_id, "user_id")
+    first = store.snapshot(user_id, known_at=since)
+    last = store.snapshot(user_id, known_at=until)
+    if last.known_at <= first.known_at:
+        raise InvalidInputError(
+            f"until={last.known_at.isoformat()!r} is not after since={first.known_at.isoformat()!r}: "
+            "a diff runs forwards in time")
+    before = {m.memory_id: m for m in first.memories}
+    after = {m.memory_id: m for m in last.memories}
+    entries: list[DiffEntry] = []
+    seen: set[tuple[str, str]] = set()
+    for rev in last.revisions:
+        if rev.recorded_at <= first.known_at:
+            continue
+        change = _BY_OP[rev.op]
+        if (rev.memory_id, change) in seen:
+            continue
+        seen.add((rev.memory_id, change))
+        entries.append(DiffEntry(change, rev.memory_id, before.get(rev.memory_id), after[rev.memory_id],
+                                 rev.recorded_at))
+    for memory_id, rev in after.items():
+        if not rev.erased:
+            continue
+        erasure = store.erasure(memory_id)
+        if erasure is not None and first.known_at < erasure.erased_at <= last.known_at:
+            entries.append(DiffEntry("erased", memory_id, before.get(memory_id), rev, erasure.erased_at))
+    entries.sort(key=lambda e: (to_micros(e.at), CHANGES.index(e.change), e.memory_id))
+    return KnowledgeDiff(user_id, first.known_at, last.known_at, tuple(entries))

@@ -72,6 +72,8 @@ CREATE INDEX revisions_asof ON revisions (memory_id, recorded_at, seq);
 CREATE INDEX revisions_user ON revisions (user_id, recorded_at);
 -- The store's newest recorded_at (recorded time never goes backwards).
 CREATE INDEX revisions_recorded ON revisions (recorded_at);
+-- A search's memories found by time: a user's revisions walked outwards from a moment.
+CREATE INDEX revisions_valid ON revisions (user_id, valid_from);
 
 -- What a revision says. Kept apart from `revisions` so that an erasure can
 -- destroy the words while the revision rows (the record that something was

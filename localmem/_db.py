@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 #: The schema version this code writes; PRAGMA user_version of a current file.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 #: PRAGMA application_id of a localmem file ("LMEM"), so a stranger's SQLite
 #: file is refused rather than written into.
 APPLICATION_ID = 0x4C4D454D
@@ -318,6 +318,10 @@ END;
 CREATE TRIGGER derivations_no_delete BEFORE DELETE ON derivations BEGIN
     SELECT RAISE(ABORT, 'localmem: derivations are immutable: derive a new memory instead');
 END;
+""",
+    # 6: a search finds the memories near a time phrase by walking valid_from outwards.
+    6: """
+CREATE INDEX revisions_valid ON revisions (user_id, valid_from);
 """,
 }
 

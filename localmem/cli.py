@@ -319,7 +319,7 @@ def cmd_search(store: Store, args: argparse.Namespace) -> None:
     if args.json:
         print(json.dumps([{
             "score": h.score, "text_score": h.text, "time_score": h.time, "usage_score": h.usage,
-            "bm25": h.bm25,
+            "bm25": h.bm25, "semantic": h.semantic,
             "revision": h.revision.to_dict(),
         } for h in hits], ensure_ascii=False, indent=2))
         return
@@ -329,7 +329,10 @@ def cmd_search(store: Store, args: argparse.Namespace) -> None:
     for h in hits:
         if args.explain:
             time_part = "-" if h.time is None else f"{h.time:.2f}"
-            print(f"{h.score:.3f} = text {h.text:.2f} + time {time_part} + 0.5 x usage {h.usage:.2f}")
+            meaning = "" if h.semantic is None else f" (similarity {h.semantic:.2f})"
+            print(
+                f"{h.score:.3f} = text {h.text:.2f}{meaning} + time {time_part} + 0.5 x usage {h.usage:.2f}"
+            )
         for line in _revision_lines(h.revision):
             print(line)
 

@@ -93,6 +93,12 @@ class Embedder(Protocol):
     name. ``dimensions`` is the length of every vector ``embed`` returns.
     ``embed`` returns one vector per text, in order, and must be a pure
     function of the text. Plain attributes satisfy ``name`` and ``dimensions``.
+
+    Optionally, ``min_similarity`` (a float; 0 when absent): a search takes a
+    memory as near the query's meaning only when their cosine similarity is
+    above it. Set it to where the model's unrelated texts fall (many models put
+    unrelated sentences at 0.1-0.3), or the nearest of unrelated memories
+    would rank as if related.
     """
 
     @property

@@ -11,6 +11,7 @@ it is *expired at V* when ``expires_at <= V``.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "FTS_COUNT",
     "FTS_NTH_NEWEST",
     "near_in_time",
+    "in_scope",
     "by_seq",
     "LIGHT_COLUMNS",
     "snapshot",
@@ -233,6 +235,22 @@ def near_in_time(
     before = side.format(cmp="< :mid AND valid_from >= :from", placed=_PLACED, order="DESC")
     found = f"SELECT seq FROM ({after})\n    UNION ALL\n    SELECT seq FROM ({before})"
     return Query(_light_in_scope(found, where), params)
+
+
+def in_scope(
+    user_id: str,
+    seqs: list[int],
+    *,
+    known: int,
+    valid: int,
+    current_only: bool,
+    include_expired: bool,
+    extra: tuple[str, dict[str, object]] | None,
+) -> Query:
+    """The light rows of these revisions that are in a search's scope (see search_as_of)."""
+    where, params = _search_conditions(user_id, known, valid, current_only, include_expired, extra)
+    params["seqs"] = json.dumps(seqs)
+    return Query(_light_in_scope("SELECT value FROM json_each(:seqs)", where), params)
 
 
 def by_seq(seqs: list[int]) -> Query:

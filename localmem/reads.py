@@ -20,6 +20,7 @@ from . import queries
 from ._db import map_errors
 from .clock import UTC_ZONE, TimeInput, from_micros, is_date_form, to_micros, zone
 from .derive import mark_stale
+from .embedding import Embedder
 from .errors import InvalidInputError, NotFoundError
 from .filters import compile_filter
 from .inputs import check_text, optional_text
@@ -33,6 +34,7 @@ class _Host(Protocol):
     """What the reads need from the store they are mixed into."""
 
     _conn: apsw.Connection
+    _embedder: Embedder | None
 
     def _axes(
         self, as_of: TimeInput | None, known_at: TimeInput | None, valid_at: TimeInput | None, tz: ZoneInfo
@@ -191,7 +193,7 @@ class Reads:
             include_expired=include_expired, extra=extra,
         )
         with map_errors():
-            hits = run_search(self._conn, query, scope, z, limit)
+            hits = run_search(self._conn, query, scope, z, limit, self._embedder)
             marked = mark_stale(self._conn, [h.revision for h in hits], known)
             hits = [h if h.revision is r else dataclasses.replace(h, revision=r)
                     for h, r in zip(hits, marked, strict=True)]

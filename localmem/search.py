@@ -54,6 +54,7 @@ import apsw
 
 from . import queries
 from .clock import from_micros, to_micros
+from .embedding import Embedder, nearest
 from .errors import InvalidInputError
 from .resolver import TimeMention, find_times
 from .revision import Revision, revision_from_row
@@ -67,6 +68,7 @@ __all__ = [
     "run_search",
     "TIME_ONLY_FLOOR",
     "bm25",
+    "fuse",
     "query_terms",
     "query_window",
     "time_fit",
@@ -111,17 +113,20 @@ class Hit:
     """One search result, with the parts of its score so a person can see why it ranked there.
 
     ``text`` is the BM25 relevance scaled to [0, 1] among the candidates (0 for
-    a memory found only by its time), ``time`` the temporal fit in [0, 1] (None
-    when the query has no usable time phrase), ``usage`` the squashed activation
-    of its past retrievals in (0, 1); ``score`` = text + time + 0.5 * usage.
+    a memory found only by its time); with an embedder it is the reciprocal-rank
+    fusion of the BM25 and the similarity rankings, scaled the same way. ``time``
+    is the temporal fit in [0, 1] (None when the query has no usable time
+    phrase), ``usage`` the squashed activation of its past retrievals in (0, 1);
+    ``score`` = text + time + 0.5 * usage.
     """
 
     revision: Revision
     score: float
     text: float
     time: float | None
-    bm25: float | None  # the raw as-of BM25 (higher is better); None when found by time alone
+    bm25: float | None  # the raw as-of BM25 (higher is better); None when its words did not match
     usage: float = 0.0
+    semantic: float | None = None  # cosine similarity to the query, with an embedder; None otherwise
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,6 +271,11 @@ CANDIDATES_PER_TERM = 200
 STATS_WINDOW = 5_000
 #: Memories found by time alone: this many on each side of a window's middle.
 CANDIDATES_BY_TIME = 100
+#: With an embedder: the memories nearest the query's meaning (at least five per hit asked for).
+CANDIDATES_BY_MEANING = 100
+#: Reciprocal-rank fusion's constant (the usual 60): how little a rank's first places count
+#: over its next ones.
+RRF_K = 60
 
 
 def _owner(user_id: str) -> str:
@@ -339,30 +349,85 @@ def _by_time(
     return out
 
 
-def run_search(conn: apsw.Connection, query: str, scope: Scope, tz: ZoneInfo, limit: int) -> list[Hit]:
+def _by_meaning(
+    conn: apsw.Connection, embedder: Embedder, text: str, scope: Scope, limit: int
+) -> dict[str, tuple[_Candidate, float]]:
+    """The memories in scope nearest the query's meaning, each with its cosine similarity.
+
+    Only those more similar than the embedder's ``min_similarity`` (if it has one; else 0)
+    count: the nearest of unrelated memories is still unrelated.
+    """
+    k = max(CANDIDATES_BY_MEANING, 5 * limit)
+    floor = float(getattr(embedder, "min_similarity", 0.0))
+    near = [
+        (seq, memory_id, distance)
+        for seq, memory_id, distance in nearest(
+            conn, embedder, user_id=scope.user_id, known=scope.known, query=text, k=k
+        )
+        if 1.0 - distance > floor
+    ]
+    if not near:
+        return {}
+    q = queries.in_scope(scope.user_id, [seq for seq, _, _ in near], **scope.kwargs())
+    kept = {c.seq: c for c in map(_candidate, conn.execute(q.sql, q.params))}
+    return {memory_id: (kept[seq], 1.0 - distance) for seq, memory_id, distance in near if seq in kept}
+
+
+def fuse(rankings: list[dict[str, float]]) -> dict[str, float]:
+    """Reciprocal-rank fusion: each ranking (higher is better; ties by id) gives a memory
+    1 / (RRF_K + its rank); the sums are scaled so the best memory has 1."""
+    fused: dict[str, float] = {}
+    for scores in rankings:
+        for rank, memory_id in enumerate(sorted(scores, key=lambda m: (-scores[m], m)), 1):
+            fused[memory_id] = fused.get(memory_id, 0.0) + 1 / (RRF_K + rank)
+    best = max(fused.values(), default=1.0)
+    return {memory_id: v / best for memory_id, v in fused.items()}
+
+
+def run_search(
+    conn: apsw.Connection,
+    query: str,
+    scope: Scope,
+    tz: ZoneInfo,
+    limit: int,
+    embedder: Embedder | None = None,
+) -> list[Hit]:
     """Search ``scope`` for ``query`` (the rules are the module docstring's); best first."""
     at = from_micros(scope.known)
     mentions, rest = query_window(query, at, tz)
     windows = windows_of(mentions, scope.known)
     terms = query_terms(rest)
-    if not terms and not windows:
+    meaning = rest.strip() if embedder is not None and _WORD.search(rest) else None
+    if not terms and not windows and meaning is None:
         raise InvalidInputError(f"query={query!r:.80} has no words to search for")
     newest = _top_seq(conn, scope.known)
     if newest is None:
         return []
-    scored: dict[str, tuple[_Candidate, float | None]] = {}
-    scored.update(_by_words(conn, terms, scope, newest, windows, limit))
+    items: dict[str, _Candidate] = {}
+    bm25s: dict[str, float] = {}
+    for memory_id, (item, relevance) in _by_words(conn, terms, scope, newest, windows, limit).items():
+        items[memory_id], bm25s[memory_id] = item, relevance
+    similar: dict[str, float] = {}
+    if embedder is not None and meaning is not None:
+        for memory_id, (item, similarity) in _by_meaning(conn, embedder, meaning, scope, limit).items():
+            items.setdefault(memory_id, item)
+            similar[memory_id] = similarity
     if windows:
-        for rev in _by_time(conn, windows, scope):
-            scored.setdefault(rev.memory_id, (rev, None))
-    best = max((bm for _, bm in scored.values() if bm is not None), default=0.0)
-    ranked: list[tuple[_Candidate, float, float, float | None, float | None]] = []
-    for item, bm in scored.values():
-        text = (bm / best if best > 0 else 1.0) if bm is not None else 0.0
+        for item in _by_time(conn, windows, scope):
+            items.setdefault(item.memory_id, item)
+    if embedder is None:
+        best = max(bm25s.values(), default=0.0)
+        texts = {m: (bm / best if best > 0 else 1.0) for m, bm in bm25s.items()}
+    else:
+        texts = fuse([bm25s, similar])
+    ranked: list[tuple[_Candidate, float, float, float | None, float | None, float | None]] = []
+    for memory_id, item in items.items():
+        text = texts.get(memory_id, 0.0)
         fit = time_fit(item, windows, scope.known) if windows else None
-        if bm is None and (fit or 0.0) < TIME_ONLY_FLOOR:
+        if memory_id not in texts and (fit or 0.0) < TIME_ONLY_FLOOR:
             continue  # found only by time, and not near it after all
-        ranked.append((item, text + (fit or 0.0), text, fit, bm))
+        sim = similar.get(memory_id)
+        ranked.append((item, text + (fit or 0.0), text, fit, bm25s.get(memory_id), sim))
     # Usage adds at most USAGE_WEIGHT: a candidate that cannot reach the limit-th best base
     # score even with it is dropped before its usage is read.
     if len(ranked) > limit:
@@ -370,9 +435,9 @@ def run_search(conn: apsw.Connection, query: str, scope: Scope, tz: ZoneInfo, li
         ranked = [r for r in ranked if r[1] + USAGE_WEIGHT >= floor]
     uses = _usage(conn, [r[0].memory_id for r in ranked], scope.known)
     final = []
-    for item, score, text, fit, bm in ranked:
+    for item, score, text, fit, bm, sim in ranked:
         u = squash(activation(*uses[item.memory_id], scope.known))
-        final.append((score + USAGE_WEIGHT * u, text, item.memory_id, item, fit, bm, u))
+        final.append((score + USAGE_WEIGHT * u, text, item.memory_id, item, fit, bm, u, sim))
     final.sort(key=lambda f: (-f[0], -f[1], f[2]))
     top = final[:limit]
     light = [f[3].seq for f in top]
@@ -383,7 +448,10 @@ def run_search(conn: apsw.Connection, query: str, scope: Scope, tz: ZoneInfo, li
             rev.memory_id: rev
             for rev in (revision_from_row(row, scope.valid) for row in conn.execute(q.sql, q.params))
         }
-    return [Hit(full[item.memory_id], score, text, fit, bm, u) for score, text, _, item, fit, bm, u in top]
+    return [
+        Hit(full[item.memory_id], score, text, fit, bm, u, sim)
+        for score, text, _, item, fit, bm, u, sim in top
+    ]
 
 
 def _usage(conn: apsw.Connection, memory_ids: list[str], known: int) -> dict[str, tuple[int, list[int]]]:

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import localmem
 from localmem.testing import FrozenClock
+from tests.embedders import HashEmbedder
 
 BERLIN = "Europe/Berlin"
 
@@ -373,3 +374,80 @@ def test_a_bounded_search_as_of_a_time_ignores_later_matching_writes(
         clock.set(datetime(2025, 3, 16, tzinfo=UTC) + timedelta(days=day))
         busy.add("knee run knee run", user_id="sam", observed_at="2025-02-14T10:00:00Z")
     assert [(h.revision.rev_id, h.score) for h in busy.search(**ask, log=False)] == first
+
+
+# -- the semantic hook: vector similarity fused with BM25 ------------------------------------
+
+CONCEPTS = {"sneakers": "shoe", "trainers": "shoe", "shoes": "shoe", "knee": "knee", "hurts": "pain"}
+
+
+class ConceptEmbedder(HashEmbedder):
+    """Words mapped to a few concepts before hashing: 'sneakers' means shoes, as a model would say."""
+
+    def __init__(self) -> None:
+        super().__init__(name="test-concepts-v1", dimensions=32)
+
+    def vector(self, text: str) -> list[float]:
+        words = (CONCEPTS.get(w, w) for w in text.lower().split())
+        return super().vector(" ".join(words))
+
+
+@pytest.fixture
+def meaning(clock: FrozenClock) -> localmem.Store:
+    store = localmem.open(":memory:", clock=clock, embedder=ConceptEmbedder())
+    store.add("Bought new running shoes", user_id="sam", tz=BERLIN)
+    store.add("Knee pain after the hill session", user_id="sam")
+    store.add("Bought trainers for the gym", user_id="kim", tz=BERLIN)
+    clock.advance(hours=1)
+    return store
+
+
+def test_an_embedder_finds_by_meaning_what_no_word_matches(meaning: localmem.Store) -> None:
+    hits = meaning.search("sneakers", user_id="sam", log=False)
+    assert texts(hits)[0] == "Bought new running shoes"  # never Kim's trainers
+    assert hits[0].bm25 is None and hits[0].text == 1.0
+    assert [round(h.semantic or 0, 2) for h in hits] == [0.41]  # one word in four; the knee: unrelated
+    lexical = localmem.open(":memory:")
+    lexical.add("Bought new running shoes", user_id="sam")
+    assert lexical.search("sneakers", user_id="sam", log=False) == []  # the default: words only
+
+
+def test_words_and_meaning_agree_on_the_knee(meaning: localmem.Store) -> None:
+    hits = meaning.search("my knee hurts", user_id="sam", log=False)
+    top = hits[0]
+    assert top.revision.text == "Knee pain after the hill session"
+    assert top.bm25 is not None and top.semantic is not None and top.text == 1.0
+    assert all(h.text < 1.0 for h in hits[1:])
+
+
+def test_meaning_is_read_as_of_a_time_and_within_the_scope(
+    meaning: localmem.Store, clock: FrozenClock
+) -> None:
+    asked = clock()
+
+    def replay() -> list[tuple[str, float]]:
+        return [(h.revision.rev_id, h.score) for h in meaning.search("sneakers", user_id="sam", as_of=asked)]
+
+    first = replay()
+    clock.advance(hours=1)
+    later = meaning.add("Trainers worn out, need sneakers", user_id="sam")
+    old = meaning.search("sneakers", user_id="sam", log=False)[1].revision
+    meaning.retract(old.memory_id, reason="returned them")
+    assert replay() == first
+    assert texts(meaning.search("sneakers", user_id="sam", log=False)) == [later.text]  # retracted: gone
+
+
+def test_reciprocal_rank_fusion_sums_ranks_and_scales_the_best_to_one() -> None:
+    fused = localmem.search.fuse([{"a": 2.0, "b": 1.0}, {"b": 0.9, "c": 0.5}])
+    b = 1 / 62 + 1 / 61
+    assert fused == pytest.approx({"a": (1 / 61) / b, "b": 1.0, "c": (1 / 62) / b})
+
+
+def test_an_embedder_that_fails_during_a_search_raises_and_logs_nothing(meaning: localmem.Store) -> None:
+    def broken(texts: Any) -> Any:
+        raise RuntimeError("model server down")
+
+    meaning.embedder.embed = broken  # type: ignore[union-attr, method-assign]
+    with pytest.raises(localmem.EmbeddingError, match="model server down"):
+        meaning.search("sneakers", user_id="sam")
+    assert meaning.connection.execute("SELECT count(*) FROM usage").fetchone() == (0,)

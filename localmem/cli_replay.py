@@ -144,9 +144,9 @@ def _print_diff(diff: KnowledgeDiff, as_json: bool) -> None:
         print("(nothing)")
     for e in diff.entries:
         if e.before is None or e.change in ("learned", "derived"):
-            what = _short(e.after)
+            what = _short(e.revision)
         else:
-            what = f"{_short(e.before)} → {_short(e.after)}"
+            what = f"{_short(e.before)} → {_short(e.revision)}"
         print(f"  {e.change:<10} {e.memory_id}  {what}  (recorded {e.at.isoformat()})")
 
 

@@ -3,9 +3,10 @@
 ``store.snapshot(user, known_at=T)`` is what the store held at T. ``knowledge_diff``
 says what was learned, derived, corrected, superseded, retracted, re-dated by an
 expiry, or erased between two times: every revision recorded after ``since``
-and by ``until``, grouped by memory, each with the memory as held at ``since``
-(None if it was new) and at ``until``. Erased memories show no content on
-either side: the diff never brings erased words back.
+and by ``until``, one entry per change, each with the memory just before it
+(None if it was new), the revision it wrote, and the memory as held at
+``until``. Erased memories show no content anywhere: the diff never brings
+erased words back.
 """
 
 from __future__ import annotations
@@ -32,19 +33,24 @@ _BY_OP = {"assert": "learned", "supersede": "learned", "derive": "derived", "cor
 
 @dataclass(frozen=True, slots=True)
 class DiffEntry:
-    """One change to one memory between two times: its kind, the memory before and after, and when."""
+    """One change to one memory between two times: its kind, the memory just before the change
+    (None if new), the revision the change wrote, and when.
+
+    ``after`` is the memory as held at the diff's end (the same for every entry of a memory).
+    """
 
     change: str
     memory_id: str
     before: Revision | None
     after: Revision
     at: datetime
+    revision: Revision
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
         return {"change": self.change, "memory_id": self.memory_id, "at": self.at.isoformat(),
                 "before": None if self.before is None else self.before.to_dict(),
-                "after": self.after.to_dict()}
+                "revision": self.revision.to_dict(), "after": self.after.to_dict()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,24 +81,20 @@ def knowledge_diff(store: Store, user_id: str, since: TimeInput, until: TimeInpu
         raise InvalidInputError(
             f"until={last.known_at.isoformat()!r} is not after since={first.known_at.isoformat()!r}: "
             "a diff runs forwards in time")
-    before = {m.memory_id: m for m in first.memories}
+    held = {m.memory_id: m for m in first.memories}  # each memory as last seen, walking forwards
     after = {m.memory_id: m for m in last.memories}
     entries: list[DiffEntry] = []
-    seen: set[tuple[str, str]] = set()
     for rev in last.revisions:
         if rev.recorded_at <= first.known_at:
             continue
-        change = _BY_OP[rev.op]
-        if (rev.memory_id, change) in seen:
-            continue
-        seen.add((rev.memory_id, change))
-        entries.append(DiffEntry(change, rev.memory_id, before.get(rev.memory_id), after[rev.memory_id],
-                                 rev.recorded_at))
+        entries.append(DiffEntry(_BY_OP[rev.op], rev.memory_id, held.get(rev.memory_id), after[rev.memory_id],
+                                 rev.recorded_at, rev))
+        held[rev.memory_id] = rev
     for memory_id, rev in after.items():
         if not rev.erased:
             continue
         erasure = store.erasure(memory_id)
         if erasure is not None and first.known_at < erasure.erased_at <= last.known_at:
-            entries.append(DiffEntry("erased", memory_id, before.get(memory_id), rev, erasure.erased_at))
+            entries.append(DiffEntry("erased", memory_id, held.get(memory_id), rev, erasure.erased_at, rev))
     entries.sort(key=lambda e: (to_micros(e.at), CHANGES.index(e.change), e.memory_id))
     return KnowledgeDiff(user_id, first.known_at, last.known_at, tuple(entries))

@@ -490,3 +490,19 @@ def test_knowledge_diff_lists_what_was_learned_corrected_and_retracted(
     [c] = diff.of("corrected")
     assert (c.before.value, c.after.value) == (4, 7)  # type: ignore[union-attr]
     assert "gone" not in json.dumps(diff.to_dict())
+
+
+def test_knowledge_diff_shows_each_change_with_the_value_it_wrote(
+    store: localmem.Store, clock: FrozenClock
+) -> None:
+    """Learned at 4, corrected to 7, then to 6: three entries, each with its own values."""
+    clock.set(at("09:00"))
+    fee = store.add("fee", user_id="u", value=4)
+    clock.set(at("10:00"))
+    store.correct(fee.memory_id, value=7)
+    clock.set(at("10:15"))
+    store.correct(fee.memory_id, value=6)
+    diff = store.knowledge_diff("u", since=at("08:00"), until=at("11:00"))
+    steps = [(e.change, None if e.before is None else e.before.value, e.revision.value) for e in diff.entries]
+    assert steps == [("learned", None, 4), ("corrected", 4, 7), ("corrected", 7, 6)]
+    assert {e.after.value for e in diff.entries} == {6}

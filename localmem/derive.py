@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from .store import Store
 
 __all__ = [
+    "IS_DERIVED",
     "Staleness",
     "Provenance",
     "derive",
@@ -180,6 +181,10 @@ def staleness_of(conn: apsw.Connection, memory_ids: Sequence[str], known: int) -
             source_rev=source_rev, memory_id=source_memory, reason=_REASONS[op],
             changed_at=from_micros(at), change_rev=change_rev, newer_rev=newer, replaced_by=replaced))
     return out
+
+
+#: Whether a memory is derived (has provenance links): one probe of the primary key.
+IS_DERIVED = "SELECT 1 FROM derivations WHERE memory_id = ?1 LIMIT 1"
 
 
 def _derived(conn: apsw.Connection, memory_ids: Sequence[str]) -> list[str]:

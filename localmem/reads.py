@@ -19,7 +19,7 @@ import apsw
 from . import queries
 from ._db import map_errors
 from .clock import UTC_ZONE, TimeInput, from_micros, is_date_form, to_micros, zone
-from .derive import mark_stale
+from .derive import IS_DERIVED, mark_stale
 from .embedding import Embedder
 from .errors import InvalidInputError, NotFoundError
 from .filters import compile_filter
@@ -83,14 +83,18 @@ class Reads:
         known, valid = self._axes(as_of, known_at, valid_at, z)
         try:
             row = self._conn.execute(queries.GET_AS_OF, (memory_id, known)).fetchone()
+            derived = row is not None and self._conn.execute(IS_DERIVED, (memory_id,)).fetchone() is not None
         except apsw.Error:
             with map_errors():
                 raise
         if row is None:
             self._state(memory_id, writable=False)  # raises NotFoundError if unknown
             return None
+        rev = revision_from_row(row, valid)
+        if not derived:  # the hot path stays one lookup and one probe
+            return rev
         with map_errors():
-            return mark_stale(self._conn, [revision_from_row(row, valid)], known)[0]
+            return mark_stale(self._conn, [rev], known)[0]
 
     def read(
         self: _Host,

@@ -302,3 +302,24 @@ def test_two_fresh_files_have_identical_schemas(tmp_path: Path, clock: FrozenClo
             return (_schema_of(conn), conn.pragma("user_version"), conn.pragma("application_id"))
 
     assert schema(tmp_path / "one.db") == schema(tmp_path / "two.db")
+
+
+def test_a_migrated_file_that_had_statistics_has_them_for_its_new_index(
+    db_path: Path, clock: FrozenClock
+) -> None:
+    """Without statistics for a new index beside the others', SQLite guesses it selective and a
+    user's zone lookup walks and sorts every revision of the user."""
+    with localmem.open(db_path, clock=clock) as store:
+        for i in range(50):
+            store.add(f"note {i}", user_id="sam", tz="Europe/Berlin")
+        store.connection.execute("ANALYZE; DROP INDEX revisions_valid")
+        store.connection.pragma("user_version", 5)  # as a version-5 file was
+    with localmem.open(db_path, clock=clock) as store:
+        conn = store.connection
+        assert conn.pragma("user_version") == _db.SCHEMA_VERSION
+        stats = conn.execute("SELECT count(*) FROM sqlite_stat1 WHERE idx = 'revisions_valid'").fetchone()
+        assert stats == (1,)
+        plan = " ".join(str(r) for r in conn.execute(
+            "EXPLAIN QUERY PLAN SELECT tz FROM revisions WHERE user_id = ? AND version = 1"
+            " ORDER BY recorded_at DESC, seq DESC LIMIT 1", ("sam",)))
+        assert "revisions_user" in plan and "TEMP B-TREE" not in plan

@@ -264,13 +264,13 @@ class Scope:
 #: How many matching revisions each term contributes, newest first (and, for a query with a
 #: time phrase, as many recorded from the window's start on): the work of a search is bounded
 #: whatever the store's size. A common word finds its newest matches; a rare one all of them.
-CANDIDATES_PER_TERM = 200
+CANDIDATES_PER_TERM = 100
 #: BM25's statistics (how many revisions, how many hold each word) are read from the user's
 #: newest this-many revisions as of known_at: exact for a store of that size, a recent
 #: sample of a larger one, and either way fixed once known_at is.
 STATS_WINDOW = 5_000
 #: Memories found by time alone: this many on each side of a window's middle.
-CANDIDATES_BY_TIME = 100
+CANDIDATES_BY_TIME = 50
 #: With an embedder: the memories nearest the query's meaning (at least five per hit asked for).
 CANDIDATES_BY_MEANING = 100
 #: Reciprocal-rank fusion's constant (the usual 60): how little a rank's first places count

@@ -16,7 +16,9 @@ def demo_store() -> localmem.Store:
 
 @pytest.mark.parametrize("current_only", [True, False])
 @pytest.mark.parametrize("as_of", ["2025-07-01", "2025-10-01", "2025-12-01"])
-def test_pages_hold_exactly_what_read_returns(demo_store: localmem.Store, current_only: bool, as_of: str) -> None:
+def test_pages_hold_exactly_what_read_returns(
+    demo_store: localmem.Store, current_only: bool, as_of: str
+) -> None:
     """Walking every page with a small page size gives the same memories as one read()."""
     args = {"as_of": as_of, "current_only": current_only, "include_expired": True}
     whole = demo_store.read("sam", **args)

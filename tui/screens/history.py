@@ -126,7 +126,7 @@ class HistoryScreen(ViewScreen):
             (memory_text(data.head), "bold"), f"   {data.head.kind}{key}   id {self.memory_id}"))
         box = self.query_one("#changes", VerticalScroll)
         box.remove_children()
-        box.mount_all([Static(change_card(c, tz), classes="change", id=f"v{c.version or 0}")
+        box.mount_all([Static(change_card(c, tz), classes=f"change rev-v{c.version or 0}")
                        for c in data.changes])
         links = self.query_one("#links", OptionList)
         links.clear_options()
@@ -162,7 +162,7 @@ class HistoryScreen(ViewScreen):
         if kind == "mem":
             self.lm.open_history(ref)
         elif kind == "rev":
-            for card in self.query(f"#{ref}"):
+            for card in self.query(f".rev-{ref}"):
                 card.scroll_visible()
                 card.add_class("flash")
                 self.set_timer(1.0, lambda c=card: c.remove_class("flash"))
@@ -172,8 +172,11 @@ class HistoryScreen(ViewScreen):
         self.app.pop_screen()
 
     def action_links(self) -> None:
-        """Focus the links."""
-        self.query_one("#links", OptionList).focus()
+        """Focus the links, the first one highlighted."""
+        links = self.query_one("#links", OptionList)
+        links.focus()
+        if links.highlighted is None and links.option_count:
+            links.highlighted = 0
 
     def action_timeline(self) -> None:
         """The timeline of this memory's key."""

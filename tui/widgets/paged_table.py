@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
 from textual.coordinate import Coordinate
 from textual.message import Message
 from textual.widgets import DataTable
@@ -16,6 +19,12 @@ class PagedTable(DataTable[object]):
     cursor or the viewport, and only while the owner says more exist
     (``has_more``); the owner clears ``has_more`` while a page is in flight.
     """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # Rows, not columns, are what these tables are about: Home/End go to the first/last row.
+        Binding("home", "scroll_top", "First row", show=False, id="table.first"),
+        Binding("end", "scroll_bottom", "Last row", show=False, id="table.last"),
+    ]
 
     class NeedMore(Message):
         """Load the next page."""

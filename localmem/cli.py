@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo
 
 from . import demo
 from ._db import default_path
-from .clock import Clock, parse_time, zone
+from .clock import Clock, parse_time, system_clock, zone
 from .errors import InvalidInputError, LocalmemError
 from .resolver import find_times, rewrite
 from .revision import Change, Revision, Snapshot
@@ -384,7 +384,7 @@ def _open_tui(path: Path, *, user: str | None, write: bool, clock: Clock | None)
         from tui import LocalmemApp
     except ImportError as exc:  # an install without the TUI's toolkit
         raise InvalidInputError(f"the TUI needs textual: pip install textual ({exc})") from exc
-    app = LocalmemApp(path=path, user=user, write=write, **({"clock": clock} if clock else {}))
+    app = LocalmemApp(path=path, user=user, write=write, clock=clock or system_clock)
     app.run()
     return 0
 

@@ -35,19 +35,6 @@ def test_memories_screen(snap_compare: SnapCompare, monkeypatch: pytest.MonkeyPa
                         run_before=run_before)
 
 
-def test_search_with_scores(snap_compare: SnapCompare, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A search for the knee with the score breakdown open."""
-    async def run_before(pilot: Pilot[None]) -> None:
-        await settle(pilot)
-        await pilot.press("slash", *"knee", "enter")
-        await settle(pilot)
-        await pilot.press("s")
-        await settle(pilot)
-
-    assert snap_compare(_app(monkeypatch, "2025-10-01T12:00:00Z", demo.SAM), terminal_size=SIZE,
-                        run_before=run_before)
-
-
 def test_expired_screen(snap_compare: SnapCompare, monkeypatch: pytest.MonkeyPatch) -> None:
     """What has expired on 2025-12-01."""
     async def run_before(pilot: Pilot[None]) -> None:
@@ -94,31 +81,6 @@ def test_timeline_screen(snap_compare: SnapCompare, monkeypatch: pytest.MonkeyPa
 
     assert snap_compare(_app(monkeypatch, "2025-10-01T12:00:00Z", demo.SAM), terminal_size=SIZE,
                         run_before=run_before)
-
-
-def test_help_screen(snap_compare: SnapCompare, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every key."""
-    async def run_before(pilot: Pilot[None]) -> None:
-        await settle(pilot)
-        await pilot.press("question_mark")
-        await settle(pilot)
-
-    assert snap_compare(_app(monkeypatch, "2025-10-01T12:00:00Z", demo.SAM), terminal_size=SIZE,
-                        run_before=run_before)
-
-
-def test_confirm_dialog(snap_compare: SnapCompare, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The confirmation that shows the correction about to be appended."""
-    async def run_before(pilot: Pilot[None]) -> None:
-        await settle(pilot)
-        await goto_row(pilot, "fee for fill 42")
-        await pilot.press("enter")
-        await settle(pilot)
-        await pilot.press("c")
-        await answer(pilot, "fee for fill 42", "8", "audit")
-
-    app = make_app(demo_store(monkeypatch), "2026-03-02T12:00:00Z", demo.FEE_USER, write=True)
-    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
 def test_missing_database_message(snap_compare: SnapCompare, tmp_path: Path) -> None:

@@ -55,7 +55,7 @@ class ViewScreen(Screen[None]):
     def compose_footer(self) -> ComposeResult:
         """The status line and the key bindings."""
         yield Static("", id="status")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         """Draw the header; the first load happens when the screen is resumed."""

@@ -132,7 +132,8 @@ class HistoryScreen(ViewScreen):
         links.clear_options()
         links.add_options(self._links(data))
         cut = "" if self.lm.view.known_at is None else " recorded by known_at"
-        self.status(f"{len(data.changes)} revisions{cut}, oldest first; nothing is ever edited in place")
+        n = len(data.changes)
+        self.status(f"{n} revision{'' if n == 1 else 's'}{cut}, oldest first; nothing is ever edited in place")
 
     def _links(self, data: HistoryData) -> list[Option]:
         out: list[Option] = []
@@ -166,6 +167,12 @@ class HistoryScreen(ViewScreen):
                 card.scroll_visible()
                 card.add_class("flash")
                 self.set_timer(1.0, lambda c=card: c.remove_class("flash"))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The write keys exist only with --write (hidden from the footer otherwise)."""
+        if action in ("correct", "retract", "expire"):
+            return self.lm.write
+        return True
 
     def action_back(self) -> None:
         """Back to the screen below."""

@@ -45,15 +45,15 @@ def parse_filter(text: str) -> tuple[str | None, str | None]:
 
 
 def revision_row(rev: Revision) -> list[Text]:
-    """The cells of one memory: text, valid interval, observed, recorded, key, kind, flags."""
+    """The cells of one memory: text, valid interval, key, kind, flags, observed, recorded."""
     return [
         Text(memory_text(rev)),
         Text(interval(rev.valid)),
-        Text(local_time(rev.observed_at, rev.tz)),
-        Text(local_time(rev.recorded_at, rev.tz)),
         Text(rev.key or ""),
         Text(rev.kind),
         Text(flags(rev)),
+        Text(local_time(rev.observed_at, rev.tz)),
+        Text(local_time(rev.recorded_at, rev.tz)),
     ]
 
 
@@ -72,7 +72,8 @@ class MemoriesScreen(ViewScreen):
                 id="memories.compare"),
         Binding("s", "explain", "Scores", tooltip="Show the score breakdown of the highlighted hit",
                 id="memories.scores"),
-        Binding("escape", "clear", "Clear", tooltip="Clear the search and the filter", id="memories.clear"),
+        Binding("escape", "clear", "Clear", tooltip="Clear the search and the filter", show=False,
+                id="memories.clear"),
     ]
 
     def __init__(self) -> None:
@@ -96,7 +97,7 @@ class MemoriesScreen(ViewScreen):
 
     def on_mount(self) -> None:
         table = self.query_one(PagedTable)
-        table.add_columns("Memory", "Valid", "Observed", "Recorded", "Key", "Kind", "Flags")
+        table.add_columns("Memory", "Valid", "Key", "Kind", "Flags", "Observed", "Recorded")
         table.focus()
         super().on_mount()
 

@@ -139,7 +139,8 @@ def page_latency(path: Path) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--revisions", type=int, default=100_000)
     parser.add_argument("--rows", type=int, default=10_000, help="how far to scroll")
     parser.add_argument("--db", type=Path, help="build here, or reuse a file built before")
@@ -163,7 +164,8 @@ def main() -> None:
     figures = asyncio.run(measure(args.db, args.rows))
     print(f"first paint: {figures['first_paint_s'] * 1000:,.0f} ms   (target < 1 s)")
     print(f"scroll to row {args.rows:,}: {figures['scroll_s']:.2f} s "
-          f"({figures['rows_loaded']:,.0f} rows loaded, waited for a page {figures['waits_at_the_end']:.0f} times)")
+          f"({figures['rows_loaded']:,.0f} rows loaded, "
+          f"waited for a page {figures['waits_at_the_end']:.0f} times)")
     print(json.dumps({"commit": git_commit(), "revisions": info.revisions, "memories": info.memories,
                       "read_page_p50_ms": round(p50, 2), "read_page_p95_ms": round(p95, 2),
                       **{k: round(v, 3) for k, v in figures.items()}}))

@@ -63,8 +63,10 @@ class LocalmemApp(App[None]):
     TITLE = "localmem"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Keys", tooltip="Show every key", id="app.help"),
-        Binding("1", "switch_mode('memories')", "Memories", show=False, tooltip="The memories screen", id="app.memories"),
-        Binding("2", "switch_mode('expired')", "Expired", show=False, tooltip="What has expired", id="app.expired"),
+        Binding("1", "switch_mode('memories')", "Memories", show=False, tooltip="The memories screen",
+                id="app.memories"),
+        Binding("2", "switch_mode('expired')", "Expired", show=False, tooltip="What has expired",
+                id="app.expired"),
         Binding("3", "switch_mode('compare')", "Compare", show=False,
                 tooltip="The user under two knowledge cutoffs", id="app.compare"),
         Binding("k", "known_at", "Known", tooltip="Set known_at: what the store knew then",

@@ -133,7 +133,8 @@ class HistoryScreen(ViewScreen):
         links.add_options(self._links(data))
         cut = "" if self.lm.view.known_at is None else " recorded by known_at"
         n = len(data.changes)
-        self.status(f"{n} revision{'' if n == 1 else 's'}{cut}, oldest first; nothing is ever edited in place")
+        plural = "" if n == 1 else "s"
+        self.status(f"{n} revision{plural}{cut}, oldest first; nothing is ever edited in place")
 
     def _links(self, data: HistoryData) -> list[Option]:
         out: list[Option] = []

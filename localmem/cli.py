@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo
 
 from . import demo
 from ._db import default_path
-from .clock import Clock, parse_time, zone
+from .clock import Clock, parse_time, system_clock, zone
 from .errors import InvalidInputError, LocalmemError
 from .resolver import find_times, rewrite
 from .revision import Change, Revision, Snapshot
@@ -381,9 +381,30 @@ def demo_path(db: str | None) -> Path:
     return default_path().with_name("demo.db")
 
 
+def _open_tui(path: Path, *, user: str | None, write: bool, clock: Clock | None) -> int:
+    """Run the Textual TUI on ``path`` (imported here: the library never imports textual)."""
+    try:
+        from tui import LocalmemApp
+    except ImportError as exc:  # an install without the TUI's toolkit
+        raise InvalidInputError(f"the TUI needs textual: pip install textual ({exc})") from exc
+    app = LocalmemApp(path=path, user=user, write=write, clock=clock or system_clock)
+    app.run()
+    return 0
+
+
+def cmd_tui(args: argparse.Namespace) -> int:
+    path = _db_path(args)
+    return _open_tui(Path(path) if path else default_path(), user=args.user, write=args.write,
+                     clock=_clock(getattr(args, "now", None)))
+
+
 def run_demo(args: argparse.Namespace) -> int:
     path = demo_path(_db_path(args))
     store = demo.build(path)
+    if not args.json and sys.stdout.isatty() and sys.stdin.isatty():
+        # A person at a terminal: show the stories in the TUI (the summary is for pipes and tests).
+        store.close()
+        return _open_tui(path, user=demo.SAM, write=False, clock=None)
     try:
         if args.json:
             print(json.dumps({"db": str(path), "summary": list(demo.summary(store))}))
@@ -556,7 +577,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("doctor", "check the database's integrity and invariants")
     p.set_defaults(func=cmd_doctor)
 
-    p = command("demo", "rebuild the demo database (fee and Sam stories) and show them")
+    p = command("tui", "browse the memories in the terminal UI (read-only unless --write)")
+    p.add_argument("--user", help="whose memories to show first (default: the first user)")
+    p.add_argument("--write", action="store_true",
+                   help="allow correct, retract and expire from the history screen (each confirmed)")
+    p.set_defaults(func=None)
+
+    p = command("demo", "rebuild the demo database (fee and Sam stories) and open it in the TUI "
+                        "(at a terminal; else print what the stories show)")
     p.set_defaults(func=None)
     return parser
 
@@ -572,6 +600,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_demo(args)
         if args.command == "resolve":
             return cmd_resolve(args)
+        if args.command == "tui":
+            return cmd_tui(args)
         store = open_store(_db_path(args), clock=_clock(getattr(args, "now", None)))
         try:
             result = args.func(store, args)

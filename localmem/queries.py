@@ -32,6 +32,7 @@ __all__ = [
     "LIGHT_COLUMNS",
     "snapshot",
     "history",
+    "read_page",
 ]
 
 #: The columns every revision read selects, in the order Revision is built from.
@@ -329,4 +330,48 @@ ORDER BY r.recorded_at, r.seq"""
     params: dict[str, object] = {"memory_id": memory_id}
     if known is not None:
         params["known"] = known
+    return Query(sql, params)
+
+
+def read_page(
+    user_id: str,
+    *,
+    known: int,
+    valid: int,
+    current_only: bool,
+    include_expired: bool,
+    include_retracted: bool,
+    only_expired: bool,
+    kind: str | None,
+    key: str | None,
+    after: tuple[int, int] | None,
+    limit: int,
+) -> Query:
+    """One page of :func:`read_as_of`, newest recorded first, after the cursor ``(recorded_at, seq)``.
+
+    The order is the one ``revisions_user`` (user_id, recorded_at, seq) holds, so a page
+    walks the index from the cursor and stops after ``limit`` rows that pass the
+    conditions: its work does not grow with the user's total number of revisions.
+    ``only_expired`` keeps the memories expired at ``valid``.
+    """
+    where, params = _read_conditions(
+        user_id, known, valid, current_only, include_expired or only_expired, include_retracted
+    )
+    if only_expired:
+        where.append("r.expires_at <= :valid")
+        params["valid"] = valid
+    if kind is not None:
+        where.append("m.kind = :kind")
+        params["kind"] = kind
+    if key is not None:
+        where.append("m.key = :key")
+        params["key"] = key
+    if after is not None:
+        where.append("(r.recorded_at, r.seq) < (:after_at, :after_seq)")
+        params.update({"after_at": after[0], "after_seq": after[1]})
+    params["limit"] = limit
+    sql = f"""SELECT {REVISION_COLUMNS} {_FROM}
+WHERE {" AND ".join(where)}
+ORDER BY r.recorded_at DESC, r.seq DESC
+LIMIT :limit"""
     return Query(sql, params)

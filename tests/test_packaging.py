@@ -81,7 +81,8 @@ def test_wheel_contains_schema_tui_and_console_script(wheel: Path) -> None:
         names = set(zf.namelist())
         assert "localmem/schema.sql" in names
         assert zf.read("localmem/schema.sql") == (REPO / "schema.sql").read_bytes()
-    assert {"localmem/__init__.py", "localmem/py.typed", "tui/__init__.py"} <= names
+    assert {"localmem/__init__.py", "localmem/py.typed", "tui/__init__.py", "tui/localmem.tcss",
+            "tui/screens/history.py"} <= names
     assert not any(n.startswith("tests/") for n in names)
     entry_points = _entry_points(wheel)
     assert "[console_scripts]" in entry_points

@@ -1,0 +1,290 @@
+"""The Textual app: global bindings, the view every screen reads with, and opening the store.
+
+Thin by design: the screens do the showing, :mod:`tui.source` the store
+access, :mod:`tui.state` the clocks. The app opens the database on a worker
+(a bad path, a file that is not a localmem database, or an empty one is shown
+as a message, never a traceback), then shows the memories screen. Read-only
+unless started with ``write=True``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Static
+
+from localmem import Clock, LocalmemError, Store, system_clock
+
+from .format import local_time
+from .screens.base import ViewScreen
+from .screens.compare import CompareScreen
+from .screens.dialogs import AskDialog, PickDialog
+from .screens.expired import ExpiredScreen
+from .screens.help import HelpScreen
+from .screens.history import HistoryScreen
+from .screens.memories import MemoriesScreen
+from .screens.message import MessageScreen
+from .screens.timeline import TimelineScreen
+from .source import Source, open_store
+from .state import View, parse_clock
+
+__all__ = ["LocalmemApp"]
+
+
+class _Opening(Screen[None]):
+    """What shows for the moment it takes to open the file."""
+
+    def compose(self) -> object:  # type: ignore[override]
+        yield Static("opening…", id="opening")
+
+
+class LocalmemApp(App[None]):
+    """Browse a localmem store at any point in time.
+
+    Args:
+        store: an open store to browse (a caller's or a test's; left open on exit).
+        path: a database file to open instead (never created; closed on exit).
+        clock: "now" for the clocks and, with ``write``, the store's clock for
+            appended revisions when the app opens the file itself.
+        user: whose memories to show first (default: the first user).
+        write: allow correct, retract and expire (each confirmed first).
+        known_at, valid_at: the clocks to start with (None: now).
+    """
+
+    CSS_PATH = "localmem.tcss"
+    TITLE = "localmem"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "help", "Keys", tooltip="Show every key", id="app.help"),
+        Binding("1", "switch_mode('memories')", "Memories", show=False, tooltip="The memories screen",
+                id="app.memories"),
+        Binding("2", "switch_mode('expired')", "Expired", show=False, tooltip="What has expired",
+                id="app.expired"),
+        Binding("3", "switch_mode('compare')", "Compare", show=False,
+                tooltip="The user under two knowledge cutoffs", id="app.compare"),
+        Binding("k", "known_at", "Known", tooltip="Set known_at: what the store knew then",
+                id="app.known_at"),
+        Binding("v", "valid_at", "Valid", tooltip="Set valid_at: what was true then", id="app.valid_at"),
+        Binding("n", "now", "Now", tooltip="Both clocks back to now", id="app.now"),
+        Binding("x", "flip('show_expired')", "±expired", tooltip="Show or hide expired memories",
+                id="app.toggle_expired"),
+        Binding("r", "flip('show_retracted')", "±retracted", tooltip="Show or hide retracted memories",
+                id="app.toggle_retracted"),
+        Binding("a", "flip('current_only')", "all/current",
+                tooltip="Current-only (valid at valid_at) or every valid interval (history)",
+                id="app.toggle_history"),
+        Binding("u", "user", "User", tooltip="Switch user", id="app.user"),
+        Binding("q", "quit", "Quit", tooltip="Quit", id="app.quit"),
+    ]
+    MODES: ClassVar[dict[str, type[Screen[None]]]] = {  # type: ignore[assignment]
+        "memories": MemoriesScreen, "expired": ExpiredScreen, "compare": CompareScreen,
+    }
+
+    class _Ready(Message):
+        def __init__(self, source: Source, user: str | None, tz: str) -> None:
+            super().__init__()
+            self.source, self.user, self.tz = source, user, tz
+
+    class _Unusable(Message):
+        def __init__(self, title: str, text: str, error: bool = True) -> None:
+            super().__init__()
+            self.title, self.text, self.error = title, text, error
+
+    def __init__(
+        self,
+        store: Store | None = None,
+        *,
+        path: str | Path | None = None,
+        clock: Clock = system_clock,
+        user: str | None = None,
+        write: bool = False,
+        known_at: datetime | None = None,
+        valid_at: datetime | None = None,
+    ) -> None:
+        super().__init__()
+        if (store is None) == (path is None):
+            raise ValueError("give the app either a store or a path")
+        self._store, self._path, self._clock = store, path, clock
+        self.write = write
+        self.source: Source | None = None
+        self.view = View(user=user, known_at=known_at, valid_at=valid_at)
+        self.compare_known: datetime | None = None
+        self.data_version = 0
+
+    # -- opening -------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self.push_screen(_Opening())
+        self._open()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="open")
+    def _open(self) -> None:
+        """Open the file (or take the store), pick the user and their zone."""
+        try:
+            if self._store is not None:
+                source = Source(self._store, self._clock, owned=False)
+            else:
+                assert self._path is not None
+                source = Source(open_store(self._path, self._clock), self._clock, owned=True)
+        except LocalmemError as exc:
+            self.post_message(self._Unusable("Cannot open the database", str(exc)))
+            return
+        try:
+            users = source.run(lambda s: s.users())
+            user = self.view.user or (users[0] if users else None)
+            tz = source.run(lambda s: _zone_of(s, user)) if user else "UTC"
+        except LocalmemError as exc:
+            self.post_message(self._Unusable("Cannot read the database", str(exc)))
+            source.close()
+            return
+        if not users:
+            where = self._path or "this store"
+            self.post_message(self._Unusable(
+                "No memories yet",
+                f"{where} is a localmem database with no memories in it yet.\n"
+                "Add one with `localmem add \"Sam lives in Lisbon\" --user sam`, "
+                "or try the stories with `localmem demo`.", error=False))
+            source.close()
+            return
+        self.post_message(self._Ready(source, user, tz))
+
+    @on(_Ready)
+    def _opened(self, message: _Ready) -> None:
+        self.source = message.source
+        self.view = replace(self.view, user=message.user, tz=message.tz)
+        self.switch_mode("memories")
+
+    @on(_Unusable)
+    def _unusable(self, message: _Unusable) -> None:
+        self.switch_screen(MessageScreen(message.title, message.text, error=message.error))
+
+    def on_unmount(self) -> None:
+        if self.source is not None:
+            self.source.close()
+
+    # -- the view ------------------------------------------------------------------
+
+    def set_view(self, view: View) -> None:
+        """Change the view; the active screen re-reads now, the others when shown."""
+        if view == self.view:
+            return
+        self.view = view
+        if isinstance(self.screen, ViewScreen):
+            self.screen.view_changed()
+
+    def data_written(self) -> None:
+        """The store gained a revision: every screen re-reads (the active one now)."""
+        self.data_version += 1
+        if isinstance(self.screen, ViewScreen):
+            self.screen.view_changed()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The view's keys work once a store is open."""
+        if action in ("help", "quit"):
+            return True
+        return self.source is not None
+
+    def _ask_clock(self, name: str, current: datetime | None, apply: str) -> None:
+        source = self.source
+        if source is None:
+            return
+        tz = self.view.tz
+        shown = "now" if current is None else local_time(current, tz)
+
+        def check(answers: dict[str, str]) -> None:
+            parse_clock(answers["at"], now=source.clock(), tz=tz)
+
+        def asked(answers: dict[str, str] | None) -> None:
+            if answers is not None:
+                at = parse_clock(answers["at"], now=source.clock(), tz=tz)
+                if apply == "known_at":
+                    self.set_view(replace(self.view, known_at=at))
+                else:
+                    self.set_view(replace(self.view, valid_at=at))
+
+        hint = (f"now · 2026-03-02 10:01 · 2025-06-16 · last monday · yesterday "
+                f"(read on {tz} wall clock; a day means its start)")
+        self.push_screen(AskDialog(name, [("at", name, shown)], hint=hint, check=check), asked)
+
+    def action_known_at(self) -> None:
+        """Ask for known_at."""
+        self._ask_clock("known at: what the store knew then", self.view.known_at, "known_at")
+
+    def action_valid_at(self) -> None:
+        """Ask for valid_at (now: follow known_at)."""
+        self._ask_clock("valid at: what was true then", self.view.valid_at, "valid_at")
+
+    def action_now(self) -> None:
+        """Both clocks back to now."""
+        self.set_view(replace(self.view, known_at=None, valid_at=None))
+
+    def action_flip(self, name: str) -> None:
+        """Flip one of the view's toggles: show_expired, show_retracted or current_only."""
+        v = self.view
+        if name == "show_expired":
+            self.set_view(replace(v, show_expired=not v.show_expired))
+        elif name == "show_retracted":
+            self.set_view(replace(v, show_retracted=not v.show_retracted))
+        elif name == "current_only":
+            self.set_view(replace(v, current_only=not v.current_only))
+
+    def action_help(self) -> None:
+        """Every key, with what it does."""
+        self.push_screen(HelpScreen())
+
+    def action_user(self) -> None:
+        """Pick another user (the list is read on a worker)."""
+        self._pick_user()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="users")
+    def _pick_user(self) -> None:
+        source = self.source
+        if source is None:
+            return
+        try:
+            users = source.run(lambda s: s.users())
+        except LocalmemError as exc:
+            self.call_from_thread(self.notify, str(exc), severity="error")
+            return
+        self.call_from_thread(self.push_screen, PickDialog("User", users, self.view.user), self._user_picked)
+
+    def _user_picked(self, user: str | None) -> None:
+        if user is not None and user != self.view.user:
+            self._switch_user(user)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="users")
+    def _switch_user(self, user: str) -> None:
+        source = self.source
+        assert source is not None
+        tz = source.run(lambda s: _zone_of(s, user))
+        self.call_from_thread(self.set_view, replace(self.view, user=user, tz=tz))
+
+    # -- opening screens -----------------------------------------------------------
+
+    def open_history(self, memory_id: str) -> None:
+        """Show a memory's history on top of the current screen."""
+        self.push_screen(HistoryScreen(memory_id))
+
+    def open_timeline(self, key: str) -> None:
+        """Show a key's values along valid time."""
+        self.push_screen(TimelineScreen(key))
+
+    def open_compare(self, memory_id: str) -> None:
+        """Compare one memory under two knowledge cutoffs."""
+        self.push_screen(CompareScreen(memory_id))
+
+
+def _zone_of(store: Store, user: str | None) -> str:
+    """The user's zone: the one their newest memory was written in (UTC if none)."""
+    if user is None:
+        return "UTC"
+    page, _ = store.read_page(user, current_only=False, include_expired=True, include_retracted=True,
+                              known_at="9999-12-31T00:00:00Z", limit=1)
+    return page[0].tz if page else "UTC"

@@ -1,0 +1,123 @@
+"""What every data screen shares: the header, loads on a worker, and re-reading on change.
+
+The rule: a screen shows the app's current :class:`~tui.state.View`. When
+the view changes the active screen re-reads at once; a screen further down
+the stack re-reads when it comes back. Every store call runs in a thread
+worker (``exclusive`` per screen), and only the newest load of a screen may
+touch its widgets: an older one that finishes late is dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from localmem import LocalmemError, Store
+
+from ..messages import Loaded, LoadFailed
+from ..state import View
+from ..widgets.clockbar import ClockBar
+
+if TYPE_CHECKING:
+    from ..app import LocalmemApp
+
+__all__ = ["ViewScreen"]
+
+
+class ViewScreen(Screen[None]):
+    """A screen that reads the store under the app's view."""
+
+    TITLE: ClassVar[str] = ""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._seen: tuple[View, int] | None = None
+        self._generation = 0
+
+    @property
+    def lm(self) -> LocalmemApp:
+        """The app, typed."""
+        from ..app import LocalmemApp
+
+        assert isinstance(self.app, LocalmemApp)
+        return self.app
+
+    def compose_header(self) -> ComposeResult:
+        """The clock bar, at the top of every data screen."""
+        yield ClockBar(id="clockbar")
+
+    def compose_footer(self) -> ComposeResult:
+        """The status line and the key bindings."""
+        yield Static("", id="status")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        """Draw the header; the first load happens when the screen is resumed."""
+        self.refresh_header()
+
+    def on_screen_resume(self) -> None:
+        """Re-read if the view changed while another screen was on top."""
+        if self._seen != (self.lm.view, self.lm.data_version):
+            self.view_changed()
+
+    def view_changed(self) -> None:
+        """Refresh the header and re-read under the new view."""
+        self._seen = (self.lm.view, self.lm.data_version)
+        self.refresh_header()
+        self.reload()
+
+    def refresh_header(self) -> None:
+        """Redraw the clock bar."""
+        if self.lm.source is None:
+            return
+        for bar in self.query(ClockBar):
+            bar.show(self.lm.view, self.lm.source.clock, write=self.lm.write, title=self.TITLE)
+
+    def reload(self) -> None:
+        """Read what the screen shows (subclasses start their workers here)."""
+
+    def status(self, text: str, *, error: bool = False) -> None:
+        """Show a one-line status (errors in the error style) under the content."""
+        for s in self.query("#status").results(Static):
+            s.update(text)
+            s.set_class(error, "error")
+
+    def load(self, fn: Callable[[Store], Any], done: Callable[[Any], None], *, new: bool = True) -> None:
+        """Run ``fn(store)`` on a worker and hand its result to ``done`` on the UI thread.
+
+        ``new`` starts a new generation: results of earlier loads are dropped.
+        A page of the same listing passes ``new=False``.
+        """
+        if self.lm.source is None:
+            return
+        if new:
+            self._generation += 1
+        gen = self._generation
+        self.run_worker(partial(self._run_job, gen, fn, done), thread=True, exit_on_error=False,
+                        group=f"load-{id(self)}-{gen}")
+
+    def _run_job(self, generation: int, fn: Callable[[Store], Any], done: Callable[[Any], None]) -> None:
+        source = self.lm.source
+        assert source is not None
+        try:
+            result = source.run(fn)
+        except LocalmemError as exc:
+            self.post_message(LoadFailed(generation, str(exc)))
+            return
+        self.post_message(Loaded(generation, done, result))
+
+    @on(Loaded)
+    def _loaded(self, message: Loaded) -> None:
+        if message.generation == self._generation:
+            message.done(message.result)
+
+    @on(LoadFailed)
+    def _failed(self, message: LoadFailed) -> None:
+        if message.generation == self._generation:
+            self.status(message.text, error=True)

@@ -1,0 +1,67 @@
+"""The help screen (``?``): every key, the app's and each screen's, with what it does."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.markup import escape
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+__all__ = ["HelpScreen", "help_text"]
+
+
+def _lines(title: str, bindings: list[BindingType]) -> list[str]:
+    out = [f"[b]{title}[/b]"]
+    for b in bindings:
+        if not isinstance(b, Binding):
+            continue
+        keys = b.key.replace("question_mark", "?").replace("slash", "/").replace(",", " / ")
+        desc = b.tooltip or b.description
+        out.append(f"  {escape(keys):<14} {escape(desc)}")
+    return out
+
+
+def help_text() -> str:
+    """All the bindings, grouped by where they work (markup, escaped descriptions)."""
+    from ..app import LocalmemApp
+    from .compare import CompareScreen
+    from .expired import ExpiredScreen
+    from .history import HistoryScreen
+    from .memories import MemoriesScreen
+    from .timeline import TimelineScreen
+
+    sections = [
+        ("Everywhere", LocalmemApp.BINDINGS), ("Memories (1)", MemoriesScreen.BINDINGS),
+        ("Expired (2)", ExpiredScreen.BINDINGS), ("Compare (3)", CompareScreen.BINDINGS),
+        ("History (Enter on a memory)", HistoryScreen.BINDINGS), ("Timeline (t)", TimelineScreen.BINDINGS),
+    ]
+    lines: list[str] = []
+    for title, bindings in sections:
+        lines += [*_lines(title, list(bindings)), ""]
+    lines += [
+        "[b]Clocks[/b]  known_at: what the store knew then; valid_at: what was true then (unset: same as",
+        "  known_at). Type 'now', an ISO time (2026-03-02 10:01, 2025-06-16T12:00:00Z) or a phrase",
+        "  (last monday, yesterday, nov 16 2025), read on the user's wall clock.",
+        "[b]Mouse[/b]  click a row to highlight it, click again to open it; click a key in the footer.",
+    ]
+    return "\n".join(lines)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every binding, with what it does."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,question_mark,q", "close", "Close", id="help.close"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(classes="dialog help"):
+            yield Static("[b]localmem — keys[/b]  (Esc closes)\n\n" + help_text())
+
+    def action_close(self) -> None:
+        """Close the help."""
+        self.dismiss(None)

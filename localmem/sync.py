@@ -31,6 +31,7 @@ Order and visibility:
 from __future__ import annotations
 
 import contextlib
+import csv
 import gzip
 import hashlib
 import json
@@ -40,12 +41,12 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 import apsw
 
 from ._db import SCHEMA_VERSION
-from .clock import to_micros
+from .clock import from_micros, to_micros
 from .errors import InvalidInputError, SyncFileError, SyncParentError, SyncVersionError
 from .ids import new_id
 
@@ -63,6 +64,8 @@ __all__ = [
     "digest",
     "sync_dir",
     "is_sync_file",
+    "write_plain",
+    "PLAIN_COLUMNS",
 ]
 
 #: The header's ``format`` value: what says a file is a localmem sync export.
@@ -153,10 +156,14 @@ class SyncSummary:
 # -- export ------------------------------------------------------------------------------------
 
 
+class _Sink(Protocol):
+    def write(self, data: bytes, /) -> int: ...
+
+
 class _Writer:
     """Writes JSON lines into a gzip stream, hashing every line it writes."""
 
-    def __init__(self, out: BinaryIO) -> None:
+    def __init__(self, out: _Sink) -> None:
         self._out = out
         self.hash = hashlib.sha256()
         self._buf: list[bytes] = []
@@ -304,7 +311,8 @@ def _lines(path: Path) -> Iterator[Iterator[bytes]]:
                 yield from gz
             except (EOFError, OSError, zlib.error) as exc:
                 raise SyncFileError(
-                    f"{str(path)!r} is damaged or truncated ({type(exc).__name__}: {exc}); nothing was applied"
+                    f"{str(path)!r} is damaged or truncated ({type(exc).__name__}: {exc}); "
+                    "nothing was applied"
                 ) from exc
 
         yield read()
@@ -351,7 +359,8 @@ def _verify(path: Path) -> tuple[dict[str, Any], str, int]:
         rows = 0
         for n, line in enumerate(lines, 1):
             if trailer is not None:
-                raise SyncFileError(f"{str(path)!r} has data after its trailer (line {n}); nothing was applied")
+                raise SyncFileError(
+                    f"{str(path)!r} has data after its trailer (line {n}); nothing was applied")
             if header is None:
                 header = _parse(line, n, path)
                 _check_header(header, path)
@@ -410,7 +419,8 @@ class _Apply:
         if "FOREIGN KEY" in msg:
             return SyncParentError(
                 f"line {n} of {str(self.path)!r}: {what} refers to a memory or revision that is neither "
-                "earlier in the file nor in this store (import the files it follows first); nothing was applied")
+                "earlier in the file nor in this store (import the files it follows first); "
+                "nothing was applied")
         return SyncFileError(f"line {n} of {str(self.path)!r}: {what} is not a valid row ({msg}); "
                              "nothing was applied")
 
@@ -426,7 +436,8 @@ class _Apply:
             elif kind == "tombstone":
                 self._tombstone(obj)
             else:
-                raise SyncFileError(f"line {n} of {str(self.path)!r} has row type {kind!r}: expected one of {_KINDS}")
+                raise SyncFileError(
+                    f"line {n} of {str(self.path)!r} has row type {kind!r}: expected one of {_KINDS}")
         except KeyError as exc:
             raise SyncFileError(f"line {n} of {str(self.path)!r}: a {kind} row lacks field {exc}") from exc
         except (apsw.ConstraintError, apsw.MismatchError, TypeError, ValueError) as exc:
@@ -440,12 +451,13 @@ class _Apply:
                                  (o["memory_id"],)).fetchone()
         vals = tuple(o[f] for f in _MEMORY_FIELDS)
         if have is None:
-            self.conn.execute("INSERT INTO memories (memory_id, user_id, kind, key, created_at) VALUES (?,?,?,?,?)",
-                              vals)
+            self.conn.execute(
+                "INSERT INTO memories (memory_id, user_id, kind, key, created_at) VALUES (?,?,?,?,?)", vals)
             self.added["memory"] += 1
         elif tuple(have) != vals[1:]:
             raise SyncFileError(f"memory {o['memory_id']!r} in {str(self.path)!r} differs from the one here "
-                                f"({tuple(have)!r} vs {vals[1:]!r}): the file is not from a replica of this store")
+                                f"({tuple(have)!r} vs {vals[1:]!r}): the file is not from a replica of "
+                                "this store")
         else:
             self.skipped += 1
 
@@ -522,8 +534,8 @@ def import_(store: Store, path: str | os.PathLike[str]) -> ImportSummary:
         if any(apply.added.values()):
             import_id = new_id(arrival)
             store.connection.execute(
-                "INSERT INTO imports (import_id, file_sha256, origin, created_at, mark_from, mark_to, arrived_at,"
-                " first_seq, last_seq, memories, revisions, tombstones, derivations)"
+                "INSERT INTO imports (import_id, file_sha256, origin, created_at, mark_from, mark_to,"
+                " arrived_at, first_seq, last_seq, memories, revisions, tombstones, derivations)"
                 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (import_id, checksum, header["origin"], int(header.get("created_at") or 0), mark["from"],
                  mark["to"], arrival, apply.first_seq, apply.last_seq, apply.added["memory"],
@@ -599,7 +611,8 @@ def sync_dir(store: Store, directory: str | os.PathLike[str]) -> SyncSummary:
     for device, n, path in files:
         if device == store.device_id:
             continue
-        mark = int(conn.execute("SELECT coalesce(max(mark), 0) FROM sync_peers WHERE peer = ?", (device,)).get)
+        mark = int(conn.execute(
+            "SELECT coalesce(max(mark), 0) FROM sync_peers WHERE peer = ?", (device,)).get)
         if n <= mark:
             continue
         imported.append(import_(store, path))
@@ -619,3 +632,57 @@ def sync_dir(store: Store, directory: str | os.PathLike[str]) -> SyncSummary:
     if top != since or tombs != tombs_then:
         exported = export(store, folder / f"{store.device_id}.{number + 1:06d}.lmsync.gz", since=since)
     return SyncSummary(str(folder), exported, tuple(imported))
+
+
+# -- a plain export for people and other tools ---------------------------------------------------
+
+#: The columns of a plain export: each memory as known now, with both clocks (ISO 8601 UTC).
+PLAIN_COLUMNS = (
+    "memory_id", "user_id", "kind", "key", "version", "op", "text", "value",
+    "valid_from", "valid_to", "precision", "valid_source", "observed_at", "recorded_at",
+    "arrived_at", "tz", "expires_at", "retracted", "erased", "origin",
+)
+
+_PLAIN = """SELECT m.memory_id, m.user_id, m.kind, m.key, r.version, r.op, c.text, c.value,
+    r.valid_from, r.valid_to, r.precision, r.valid_source, r.observed_at, r.recorded_at,
+    r.arrived_at, r.tz, r.expires_at, r.retracted, e.memory_id IS NOT NULL, r.origin
+FROM memories AS m
+JOIN revisions AS r ON r.seq = (
+    SELECT r2.seq FROM revisions AS r2 WHERE r2.memory_id = m.memory_id
+    ORDER BY r2.hlc DESC, r2.origin DESC, r2.rev_id DESC LIMIT 1)
+LEFT JOIN content AS c ON c.rev_seq = r.seq
+LEFT JOIN erasures AS e ON e.memory_id = m.memory_id
+WHERE m.user_id = ?
+ORDER BY r.valid_from, m.memory_id"""
+
+_TIMES = {"valid_from", "valid_to", "observed_at", "recorded_at", "arrived_at", "expires_at"}
+
+
+def write_plain(store: Store, user_id: str, fmt: str, out: TextIO) -> int:
+    """Write one user's memories, each as known now, as CSV or a JSON array; returns how many.
+
+    Every memory appears once (retracted, expired and erased ones too, flagged; an
+    erased one without its text), with valid time, observed_at, recorded_at (the
+    origin device's) and arrived_at (this device's) as ISO 8601 UTC.
+    """
+    if fmt not in ("csv", "json"):
+        raise InvalidInputError(f"format {fmt!r} is not a plain export format: expected 'csv' or 'json'")
+    n = 0
+    writer = csv.writer(out) if fmt == "csv" else None
+    if writer is not None:
+        writer.writerow(PLAIN_COLUMNS)
+    else:
+        out.write("[")
+    for row in store.connection.execute(_PLAIN, (user_id,)):
+        rec = {k: (from_micros(v).isoformat() if k in _TIMES and v is not None else v)
+               for k, v in zip(PLAIN_COLUMNS, row, strict=True)}
+        rec["retracted"], rec["erased"] = bool(rec["retracted"]), bool(rec["erased"])
+        if writer is not None:
+            writer.writerow(rec.values())
+        else:
+            rec["value"] = None if rec["value"] is None else json.loads(rec["value"])
+            out.write(("," if n else "") + "\n  " + json.dumps(rec, ensure_ascii=False))
+        n += 1
+    if writer is None:
+        out.write("\n]\n" if n else "]\n")
+    return n

@@ -56,7 +56,7 @@ def laptop(tmp_path: Path) -> localmem.Store:
 
 def test_export_then_import_converges_and_a_second_import_changes_nothing(
         phone: localmem.Store, laptop: localmem.Store, tmp_path: Path) -> None:
-    """After an import both stores have the same digest; importing the file again writes nothing and says so."""
+    """After an import both stores have the same digest; a second import writes nothing, says so."""
     a = phone.add("Sam lives in Lisbon", user_id="sam", key="home_city", valid_from="2023-05")
     phone.add("Sam moved to Berlin", user_id="sam", key="home_city", valid_from="2025-09-01")
     phone.correct(a.memory_id, text="Sam lived in Lisbon, Portugal")
@@ -75,7 +75,7 @@ def test_export_then_import_converges_and_a_second_import_changes_nothing(
 
 
 def test_file_is_gzip_json_lines_readable_without_localmem(phone: localmem.Store, tmp_path: Path) -> None:
-    """The file is gzip'd JSON lines: a header naming format, versions, device and counts; a checksummed trailer."""
+    """The file is gzip'd JSON lines: header (format, versions, device, counts), checksummed trailer."""
     import hashlib
 
     phone.add("Sam hurt his knee", user_id="sam")
@@ -92,7 +92,7 @@ def test_file_is_gzip_json_lines_readable_without_localmem(phone: localmem.Store
 
 def test_incremental_export_carries_only_what_is_new(phone: localmem.Store, laptop: localmem.Store,
                                                      tmp_path: Path) -> None:
-    """An export since the last watermark carries only later revisions; applied in order, the stores converge."""
+    """An export since the last watermark carries only later revisions; in order, they converge."""
     a = phone.add("fee 4", user_id="acct", value=4)
     first = phone.export(tmp_path / "1.gz")
     phone.correct(a.memory_id, text="fee 7", value=7)
@@ -117,7 +117,7 @@ def test_user_filter_exports_one_users_rows(phone: localmem.Store, tmp_path: Pat
 
 def test_revision_recorded_monday_imported_wednesday_is_invisible_to_a_tuesday_replay(
         phone: localmem.Store, laptop: localmem.Store, tmp_path: Path) -> None:
-    """A phone's Monday revision imported on the laptop on Wednesday is not known to a laptop read of Tuesday."""
+    """A phone's Monday revision imported Wednesday is not known to a laptop read of Tuesday."""
     rev = phone.add("Send updates by text, not email", user_id="cust", kind="preference")
     laptop.import_(phone.export(tmp_path / "p.gz").path)
     got = laptop.get(rev.memory_id, known_at="2026-03-04T09:00:00Z")
@@ -133,7 +133,7 @@ def test_revision_recorded_monday_imported_wednesday_is_invisible_to_a_tuesday_r
 
 def test_a_revision_from_a_clock_ahead_is_not_visible_before_its_origin_recorded_it(
         phone: localmem.Store, tmp_path: Path) -> None:
-    """Visibility is the later of origin recorded_at and local arrival: a future-dated row waits for its time."""
+    """Visibility is the later of origin recorded_at and arrival: a future-dated row waits."""
     ahead, _ = _open(tmp_path / "ahead.db", "2026-03-10T00:00:00Z")
     rev = ahead.add("from the future", user_id="sam")
     phone.import_(ahead.export(tmp_path / "a.gz").path)
@@ -147,7 +147,7 @@ def test_a_revision_from_a_clock_ahead_is_not_visible_before_its_origin_recorded
 
 def test_concurrent_corrections_both_stay_and_the_greatest_clock_is_current_everywhere(
         tmp_path: Path) -> None:
-    """Two devices correcting one memory apart keep both (a fork in history); both pick the same current one."""
+    """Two devices correcting one memory apart keep both (a fork in history); both pick the same one."""
     phone, pc = _open(tmp_path / "phone.db", "2026-03-02T09:00:00Z")
     laptop, lc = _open(tmp_path / "laptop.db", "2026-03-02T09:00:00Z")
     fee = phone.add("fee 4", user_id="acct", value=4)
@@ -179,7 +179,7 @@ def test_concurrent_corrections_both_stay_and_the_greatest_clock_is_current_ever
 
 
 def test_erasure_travels_and_is_never_undone_by_a_later_file(tmp_path: Path) -> None:
-    """An erase on the phone erases the laptop's copy; an older file imported afterwards brings no words back."""
+    """An erase on the phone erases the laptop's copy; an older file imported later brings no words back."""
     phone, _ = _open(tmp_path / "phone.db", "2026-03-02T09:00:00Z")
     laptop, _ = _open(tmp_path / "laptop.db", "2026-03-04T09:00:00Z")
     ex = phone.add("my ex is called Bob", user_id="sam")
@@ -276,7 +276,7 @@ def _corrupt_files(good: Path, incremental: Path, tmp: Path) -> dict[str, tuple[
 
 def test_every_corrupt_file_is_refused_with_a_clear_error_and_nothing_applied(
         phone: localmem.Store, laptop: localmem.Store, tmp_path: Path) -> None:
-    """Truncated, bit-flipped, wrong checksum, future format, other schema, missing parents, non-gzip, empty."""
+    """Truncated, bit-flipped, bad checksum, future format, other schema, missing parents, non-gzip, empty."""
     a = phone.add("Sam lives in Lisbon", user_id="sam")
     for i in range(40):
         phone.add(f"filler memory number {i} with some words", user_id="sam")
@@ -300,7 +300,7 @@ def test_every_corrupt_file_is_refused_with_a_clear_error_and_nothing_applied(
 
 def test_a_row_breaking_a_constraint_rolls_the_whole_import_back(
         phone: localmem.Store, laptop: localmem.Store, tmp_path: Path) -> None:
-    """A well-formed file whose last row is invalid applies nothing: the rows before it are rolled back too."""
+    """A well-formed file whose last row is invalid applies nothing: the rows before it roll back too."""
     for i in range(5):
         phone.add(f"memory {i}", user_id="sam")
     good = Path(phone.export(tmp_path / "good.gz").path)
@@ -369,7 +369,7 @@ def test_a_process_killed_during_import_leaves_the_database_as_before(
 
 
 def test_sync_dir_converges_three_devices_and_a_second_round_does_nothing(tmp_path: Path) -> None:
-    """Phone, laptop and backup syncing through one folder converge; a second round writes and imports nothing."""
+    """Phone, laptop and backup syncing through one folder converge; a second round does nothing."""
     folder = tmp_path / "Sync"
     folder.mkdir()
     stores = [_open(tmp_path / f"{n}.db", "2026-03-02T09:00:00Z")[0] for n in ("phone", "laptop", "backup")]
@@ -415,3 +415,44 @@ def test_sync_tables_refuse_update_and_delete(tmp_path: Path, table: str) -> Non
             conn.execute(sql)
     phone.close()
     laptop.close()
+
+
+# -- the command line --------------------------------------------------------------------------
+
+
+def test_cli_export_import_and_plain_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`export FILE`, `import FILE` (told apart from a conversation by its gzip bytes) and `export --format csv`."""
+    from localmem.cli import main
+
+    phone, laptop = str(tmp_path / "phone.db"), str(tmp_path / "laptop.db")
+    assert main(["--db", phone, "add", "Sam ran 10K", "--user", "sam"]) == 0
+    capsys.readouterr()
+    assert main(["--db", phone, "export", str(tmp_path / "p.gz")]) == 0
+    assert "watermark 1" in capsys.readouterr().out
+    assert main(["--db", laptop, "import", str(tmp_path / "p.gz")]) == 0
+    assert capsys.readouterr().out.startswith("imported from device")
+    assert main(["--db", laptop, "import", str(tmp_path / "p.gz")]) == 0
+    assert capsys.readouterr().out.startswith("nothing new")
+    assert main(["--db", laptop, "export", "-", "--format", "csv", "--user", "sam"]) == 0
+    out = capsys.readouterr()
+    assert out.out.splitlines()[0].startswith("memory_id,user_id,kind") and "Sam ran 10K" in out.out
+    (tmp_path / "bad.gz").write_bytes(b"\x1f\x8bnot really")
+    assert main(["--db", laptop, "import", str(tmp_path / "bad.gz")]) == 1
+    err = capsys.readouterr()
+    assert err.out == "" and err.err.startswith("localmem: error:") and "nothing was applied" in err.err
+
+
+def test_cli_sync_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`localmem sync DIR` on two databases leaves them with the same digest."""
+    from localmem.cli import main
+
+    folder = tmp_path / "Sync"
+    folder.mkdir()
+    a, b = str(tmp_path / "a.db"), str(tmp_path / "b.db")
+    main(["--db", a, "add", "from a", "--user", "sam"])
+    main(["--db", b, "add", "from b", "--user", "sam"])
+    for db in (a, b, a):
+        assert main(["--db", db, "sync", str(folder)]) == 0
+    capsys.readouterr()
+    with localmem.open(a) as sa, localmem.open(b) as sb:
+        assert sa.digest() == sb.digest()

@@ -69,7 +69,7 @@ def test_three_replicas_converge_whatever_the_exchange(ops: list[tuple[object, .
                 s, c = stores[who], clocks[who]  # type: ignore[index]
                 c.advance(seconds=7)
                 mids = _memories(s)
-                target = mids[arg % len(mids)] if mids and isinstance(arg, int) else None  # type: ignore[operator]
+                target = mids[arg % len(mids)] if mids and isinstance(arg, int) else None
                 try:
                     if kind == "add":
                         s.add(f"note {next(counter)} about running", user_id="sam",
@@ -115,7 +115,7 @@ def test_three_replicas_converge_whatever_the_exchange(ops: list[tuple[object, .
                 all_erased = {r[0] for r in s.connection.execute("SELECT memory_id FROM erasures")}
                 assert erased <= all_erased
                 assert s.connection.execute(
-                    "SELECT count(*) FROM content AS c JOIN erasures AS e ON e.memory_id = c.memory_id").get == 0
+                    "SELECT count(*) FROM content AS c JOIN erasures AS e USING (memory_id)").get == 0
                 assert s.search("corrected OR replaced OR note", user_id="sam", current_only=False,
                                 as_of=FAR) is not None
         finally:

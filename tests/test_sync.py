@@ -421,7 +421,7 @@ def test_sync_tables_refuse_update_and_delete(tmp_path: Path, table: str) -> Non
 
 
 def test_cli_export_import_and_plain_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """`export FILE`, `import FILE` (told apart from a conversation by its gzip bytes) and `export --format csv`."""
+    """`export FILE`, `import FILE` (a sync file by its gzip bytes) and `export --format csv`."""
     from localmem.cli import main
 
     phone, laptop = str(tmp_path / "phone.db"), str(tmp_path / "laptop.db")

@@ -164,6 +164,7 @@ def test_concurrent_corrections_both_stay_and_the_greatest_clock_is_current_ever
         assert s.get(fee.memory_id, known_at=FAR).value == 7
         hist = s.history(fee.memory_id)
         assert sorted(c.new_value for c in hist) == [4, 6, 7]
+        assert [c.old_value for c in hist if c.version == 2] == [4, 4]  # both followed the 4: a fork
         assert s.doctor().ok
     # A write after the merge follows the current revision and wins on both once exchanged.
     lc.set("2026-03-02T09:45:00Z")

@@ -35,9 +35,23 @@ CREATE TABLE memories (
 CREATE INDEX memories_user_key ON memories (user_id, key) WHERE key IS NOT NULL;
 
 -- One row per write. Each revision carries the memory's whole state after the
--- write, so "the memory as known at T" is the latest revision recorded at or
--- before T: one index probe. A revision's record-time end is never stored: it
--- is the recorded_at of the revision that follows it.
+-- write, so "the memory as known at T" is one index probe: among the revisions
+-- that had arrived on this device by T, the one with the greatest hybrid
+-- logical clock. A revision's record-time end is never stored.
+--
+-- Sync (schema 7) added two columns, appended by ALTER TABLE (hence their place
+-- on the `origin` line, where SQLite writes them):
+--   hlc         the hybrid logical clock that orders a memory's revisions on
+--               every device alike: (physical microseconds << 10) + a counter,
+--               greater than every revision of the memory the writer had seen.
+--               Ties (concurrent writes on two devices) go to the greater
+--               origin, then the greater rev_id: the current revision is a pure
+--               function of the set of rows, whatever order they arrived in.
+--   arrived_at  when the revision became visible on this device: recorded_at
+--               for its own writes; for a synced one the later of its origin's
+--               recorded_at and its local arrival (the `imports` log). It never
+--               decreases as seq grows, so seq order is local visibility order.
+-- recorded_at and origin stay the origin device's.
 CREATE TABLE revisions (
     seq           INTEGER PRIMARY KEY,             -- local arrival order
     rev_id        TEXT NOT NULL UNIQUE CHECK (length(rev_id) = 26),
@@ -62,16 +76,16 @@ CREATE TABLE revisions (
     prev_rev      TEXT REFERENCES revisions (rev_id),      -- the revision this one follows
     supersedes    TEXT REFERENCES memories (memory_id),    -- the memory this one replaced
     superseded_by TEXT REFERENCES memories (memory_id),    -- the memory that replaced this one
-    origin        TEXT NOT NULL,                           -- device id that wrote it
+    origin        TEXT NOT NULL, hlc INTEGER NOT NULL DEFAULT 0, arrived_at INTEGER NOT NULL DEFAULT 0,                           -- device id that wrote it
     CHECK ((version = 1) = (prev_rev IS NULL))
 ) STRICT;
 
--- As-of lookup of one memory: (memory_id, recorded_at <= T) newest first.
-CREATE INDEX revisions_asof ON revisions (memory_id, recorded_at, seq);
+-- As-of lookup of one memory: its revisions by clock, newest first, arrived by T.
+CREATE INDEX revisions_asof ON revisions (memory_id, hlc, origin, rev_id, arrived_at);
 -- A user's memories as of T, and the user's last zone.
-CREATE INDEX revisions_user ON revisions (user_id, recorded_at);
--- The store's newest recorded_at (recorded time never goes backwards).
-CREATE INDEX revisions_recorded ON revisions (recorded_at);
+CREATE INDEX revisions_user ON revisions (user_id, arrived_at);
+-- The store's newest arrival (local recorded time never goes backwards).
+CREATE INDEX revisions_arrived ON revisions (arrived_at);
 -- A search's memories found by time: a user's revisions walked outwards from a moment.
 CREATE INDEX revisions_valid ON revisions (user_id, valid_from);
 
@@ -490,6 +504,82 @@ FROM revision_log AS l
 WHERE l.seq = (
     SELECT r2.seq FROM revisions AS r2
     WHERE r2.memory_id = l.memory_id
-    ORDER BY r2.recorded_at DESC, r2.seq DESC
+    ORDER BY r2.hlc DESC, r2.origin DESC, r2.rev_id DESC
     LIMIT 1
 );
+
+-- Sync (schema 7). The import log: one row per import that changed something:
+-- the file (its sha256, origin device, creation time and the exporter's
+-- watermark range), when it arrived here, what it added, and the contiguous
+-- range of local revision numbers it added, so each synced revision's local
+-- arrival is the import whose range holds its seq.
+CREATE TABLE imports (
+    import_id    TEXT PRIMARY KEY CHECK (length(import_id) = 26),
+    file_sha256  TEXT NOT NULL CHECK (length(file_sha256) = 64),
+    origin       TEXT NOT NULL,
+    created_at   INTEGER NOT NULL,
+    mark_from    INTEGER NOT NULL,
+    mark_to      INTEGER NOT NULL,
+    arrived_at   INTEGER NOT NULL,
+    first_seq    INTEGER,
+    last_seq     INTEGER,
+    memories     INTEGER NOT NULL CHECK (memories >= 0),
+    revisions    INTEGER NOT NULL CHECK (revisions >= 0),
+    tombstones   INTEGER NOT NULL CHECK (tombstones >= 0),
+    derivations  INTEGER NOT NULL CHECK (derivations >= 0),
+    CHECK ((first_seq IS NULL) = (last_seq IS NULL))
+) STRICT;
+
+-- A memory's tombstones beyond the one in `erasures`: two devices that erased
+-- the same memory while apart each made one, and every replica keeps both.
+CREATE TABLE extra_tombstones (
+    tomb_id     TEXT PRIMARY KEY CHECK (length(tomb_id) = 26),
+    memory_id   TEXT NOT NULL REFERENCES erasures (memory_id),
+    user_id     TEXT NOT NULL,
+    erased_at   INTEGER NOT NULL,
+    erased_by   TEXT,
+    reason      TEXT,
+    origin      TEXT NOT NULL
+) STRICT;
+
+-- `localmem sync DIR`: how far each peer's export files in a folder have been
+-- imported here (the newest row per peer counts).
+CREATE TABLE sync_peers (
+    seq          INTEGER PRIMARY KEY,
+    peer         TEXT NOT NULL CHECK (length(peer) > 0),
+    mark         INTEGER NOT NULL CHECK (mark >= 0),
+    recorded_at  INTEGER NOT NULL
+) STRICT;
+
+CREATE INDEX sync_peers_peer ON sync_peers (peer, mark);
+
+CREATE TRIGGER imports_no_replace BEFORE INSERT ON imports
+WHEN EXISTS (SELECT 1 FROM imports WHERE import_id = NEW.import_id) BEGIN
+    SELECT RAISE(ABORT, 'localmem: imports are immutable: an existing import cannot be replaced');
+END;
+CREATE TRIGGER extra_tombstones_no_replace BEFORE INSERT ON extra_tombstones
+WHEN EXISTS (SELECT 1 FROM extra_tombstones WHERE tomb_id = NEW.tomb_id) BEGIN
+    SELECT RAISE(ABORT, 'localmem: erasures are immutable: an existing tombstone cannot be replaced');
+END;
+CREATE TRIGGER sync_peers_no_replace BEFORE INSERT ON sync_peers
+WHEN EXISTS (SELECT 1 FROM sync_peers WHERE seq = NEW.seq) BEGIN
+    SELECT RAISE(ABORT, 'localmem: sync_peers is immutable: an existing row cannot be replaced');
+END;
+CREATE TRIGGER imports_no_update BEFORE UPDATE ON imports BEGIN
+    SELECT RAISE(ABORT, 'localmem: imports are immutable: the import log is only ever appended');
+END;
+CREATE TRIGGER imports_no_delete BEFORE DELETE ON imports BEGIN
+    SELECT RAISE(ABORT, 'localmem: imports are immutable: the import log is only ever appended');
+END;
+CREATE TRIGGER extra_tombstones_no_update BEFORE UPDATE ON extra_tombstones BEGIN
+    SELECT RAISE(ABORT, 'localmem: erasures are immutable: revisions are never updated or deleted');
+END;
+CREATE TRIGGER extra_tombstones_no_delete BEFORE DELETE ON extra_tombstones BEGIN
+    SELECT RAISE(ABORT, 'localmem: erasures are immutable: revisions are never updated or deleted');
+END;
+CREATE TRIGGER sync_peers_no_update BEFORE UPDATE ON sync_peers BEGIN
+    SELECT RAISE(ABORT, 'localmem: sync_peers is immutable: it is only ever appended');
+END;
+CREATE TRIGGER sync_peers_no_delete BEFORE DELETE ON sync_peers BEGIN
+    SELECT RAISE(ABORT, 'localmem: sync_peers is immutable: it is only ever appended');
+END;

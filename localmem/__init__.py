@@ -27,6 +27,9 @@ from .errors import (
     RunConflictError,
     SchemaVersionError,
     StorageError,
+    SyncFileError,
+    SyncParentError,
+    SyncVersionError,
     UnknownZoneError,
 )
 from .filters import InvalidFilterError
@@ -38,6 +41,7 @@ from .revision import Change, Erasure, Revision, Snapshot
 from .runs import Run, RunEvent, View
 from .search import Hit
 from .store import UNSET, Check, DoctorReport, Store, StoreInfo, open
+from .sync import ExportSummary, ImportSummary, SyncSummary
 
 __all__ = [
     "open",
@@ -70,6 +74,12 @@ __all__ = [
     "TimeInput",
     "system_clock",
     "LocalmemError",
+    "SyncFileError",
+    "SyncVersionError",
+    "SyncParentError",
+    "ExportSummary",
+    "ImportSummary",
+    "SyncSummary",
     "InvalidInputError",
     "InvalidFilterError",
     "NaiveDatetimeError",

@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 #: The schema version this code writes; PRAGMA user_version of a current file.
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 #: PRAGMA application_id of a localmem file ("LMEM"), so a stranger's SQLite
 #: file is refused rather than written into.
 APPLICATION_ID = 0x4C4D454D
@@ -322,6 +322,114 @@ END;
     # 6: a search finds the memories near a time phrase by walking valid_from outwards.
     6: """
 CREATE INDEX revisions_valid ON revisions (user_id, valid_from);
+""",
+    # 7: offline sync. Each revision gets a hybrid logical clock (hlc) that orders a memory's
+    # revisions alike on every device, and the time it became visible here (arrived_at); the
+    # as-of indexes move onto them. Existing rows: arrived_at = recorded_at, and an hlc from
+    # recorded_at with a counter in seq order. Plus the import log, extra tombstones, peers.
+    7: """
+ALTER TABLE revisions ADD COLUMN hlc INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE revisions ADD COLUMN arrived_at INTEGER NOT NULL DEFAULT 0;
+DROP TRIGGER revisions_no_update;
+UPDATE revisions SET arrived_at = recorded_at, hlc = (recorded_at << 10) + o.n
+FROM (SELECT seq, row_number() OVER (PARTITION BY memory_id, recorded_at ORDER BY seq) - 1 AS n
+      FROM revisions) AS o
+WHERE o.seq = revisions.seq;
+CREATE TRIGGER revisions_no_update BEFORE UPDATE ON revisions BEGIN
+    SELECT RAISE(ABORT, 'localmem: revisions are immutable: append a correction instead');
+END;
+DROP INDEX revisions_asof;
+DROP INDEX revisions_user;
+DROP INDEX revisions_recorded;
+CREATE INDEX revisions_asof ON revisions (memory_id, hlc, origin, rev_id, arrived_at);
+CREATE INDEX revisions_user ON revisions (user_id, arrived_at);
+CREATE INDEX revisions_arrived ON revisions (arrived_at);
+DROP VIEW memory_latest;
+CREATE VIEW memory_latest AS
+SELECT l.*
+FROM revision_log AS l
+WHERE l.seq = (
+    SELECT r2.seq FROM revisions AS r2
+    WHERE r2.memory_id = l.memory_id
+    ORDER BY r2.hlc DESC, r2.origin DESC, r2.rev_id DESC
+    LIMIT 1
+);
+
+-- Sync (schema 7). The import log: one row per import that changed something:
+-- the file (its sha256, origin device, creation time and the exporter's
+-- watermark range), when it arrived here, what it added, and the contiguous
+-- range of local revision numbers it added, so each synced revision's local
+-- arrival is the import whose range holds its seq.
+CREATE TABLE imports (
+    import_id    TEXT PRIMARY KEY CHECK (length(import_id) = 26),
+    file_sha256  TEXT NOT NULL CHECK (length(file_sha256) = 64),
+    origin       TEXT NOT NULL,
+    created_at   INTEGER NOT NULL,
+    mark_from    INTEGER NOT NULL,
+    mark_to      INTEGER NOT NULL,
+    arrived_at   INTEGER NOT NULL,
+    first_seq    INTEGER,
+    last_seq     INTEGER,
+    memories     INTEGER NOT NULL CHECK (memories >= 0),
+    revisions    INTEGER NOT NULL CHECK (revisions >= 0),
+    tombstones   INTEGER NOT NULL CHECK (tombstones >= 0),
+    derivations  INTEGER NOT NULL CHECK (derivations >= 0),
+    CHECK ((first_seq IS NULL) = (last_seq IS NULL))
+) STRICT;
+
+-- A memory's tombstones beyond the one in `erasures`: two devices that erased
+-- the same memory while apart each made one, and every replica keeps both.
+CREATE TABLE extra_tombstones (
+    tomb_id     TEXT PRIMARY KEY CHECK (length(tomb_id) = 26),
+    memory_id   TEXT NOT NULL REFERENCES erasures (memory_id),
+    user_id     TEXT NOT NULL,
+    erased_at   INTEGER NOT NULL,
+    erased_by   TEXT,
+    reason      TEXT,
+    origin      TEXT NOT NULL
+) STRICT;
+
+-- `localmem sync DIR`: how far each peer's export files in a folder have been
+-- imported here (the newest row per peer counts).
+CREATE TABLE sync_peers (
+    seq          INTEGER PRIMARY KEY,
+    peer         TEXT NOT NULL CHECK (length(peer) > 0),
+    mark         INTEGER NOT NULL CHECK (mark >= 0),
+    recorded_at  INTEGER NOT NULL
+) STRICT;
+
+CREATE INDEX sync_peers_peer ON sync_peers (peer, mark);
+
+CREATE TRIGGER imports_no_replace BEFORE INSERT ON imports
+WHEN EXISTS (SELECT 1 FROM imports WHERE import_id = NEW.import_id) BEGIN
+    SELECT RAISE(ABORT, 'localmem: imports are immutable: an existing import cannot be replaced');
+END;
+CREATE TRIGGER extra_tombstones_no_replace BEFORE INSERT ON extra_tombstones
+WHEN EXISTS (SELECT 1 FROM extra_tombstones WHERE tomb_id = NEW.tomb_id) BEGIN
+    SELECT RAISE(ABORT, 'localmem: erasures are immutable: an existing tombstone cannot be replaced');
+END;
+CREATE TRIGGER sync_peers_no_replace BEFORE INSERT ON sync_peers
+WHEN EXISTS (SELECT 1 FROM sync_peers WHERE seq = NEW.seq) BEGIN
+    SELECT RAISE(ABORT, 'localmem: sync_peers is immutable: an existing row cannot be replaced');
+END;
+CREATE TRIGGER imports_no_update BEFORE UPDATE ON imports BEGIN
+    SELECT RAISE(ABORT, 'localmem: imports are immutable: the import log is only ever appended');
+END;
+CREATE TRIGGER imports_no_delete BEFORE DELETE ON imports BEGIN
+    SELECT RAISE(ABORT, 'localmem: imports are immutable: the import log is only ever appended');
+END;
+CREATE TRIGGER extra_tombstones_no_update BEFORE UPDATE ON extra_tombstones BEGIN
+    SELECT RAISE(ABORT, 'localmem: erasures are immutable: revisions are never updated or deleted');
+END;
+CREATE TRIGGER extra_tombstones_no_delete BEFORE DELETE ON extra_tombstones BEGIN
+    SELECT RAISE(ABORT, 'localmem: erasures are immutable: revisions are never updated or deleted');
+END;
+CREATE TRIGGER sync_peers_no_update BEFORE UPDATE ON sync_peers BEGIN
+    SELECT RAISE(ABORT, 'localmem: sync_peers is immutable: it is only ever appended');
+END;
+CREATE TRIGGER sync_peers_no_delete BEFORE DELETE ON sync_peers BEGIN
+    SELECT RAISE(ABORT, 'localmem: sync_peers is immutable: it is only ever appended');
+END;
 """,
 }
 

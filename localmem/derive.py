@@ -175,8 +175,8 @@ def staleness_of(conn: apsw.Connection, memory_ids: Sequence[str], known: int) -
         newer = None
         if op != "erase":
             newer = conn.execute(
-                "SELECT rev_id FROM revisions WHERE memory_id = ?1 AND recorded_at <= ?2"
-                " ORDER BY recorded_at DESC, seq DESC LIMIT 1", (source_memory, known)).get
+                "SELECT rev_id FROM revisions WHERE memory_id = ?1 AND arrived_at <= ?2"
+                " ORDER BY hlc DESC, origin DESC, rev_id DESC LIMIT 1", (source_memory, known)).get
         out.setdefault(derived, []).append(Staleness(
             source_rev=source_rev, memory_id=source_memory, reason=_REASONS[op],
             changed_at=from_micros(at), change_rev=change_rev, newer_rev=newer, replaced_by=replaced))

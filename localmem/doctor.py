@@ -45,9 +45,17 @@ _INVARIANTS: tuple[tuple[str, str], ...] = (
     ("content belongs to its revision's memory",
      "SELECT count(*) FROM content AS c JOIN revisions AS r ON r.seq = c.rev_seq"
      " WHERE r.memory_id IS NOT c.memory_id"),
+    # Two devices that changed one memory while apart both wrote the same version (a fork):
+    # versions start at 1 and leave no gap, but may repeat.
     ("revision versions run 1..n per memory",
      "SELECT count(*) FROM (SELECT memory_id FROM revisions GROUP BY memory_id"
-     " HAVING min(version) != 1 OR max(version) != count(*))"),
+     " HAVING min(version) != 1 OR max(version) != count(DISTINCT version))"),
+    ("a revision's clock is after the one it follows, and it arrives after it",
+     "SELECT count(*) FROM revisions AS r JOIN revisions AS p ON p.rev_id = r.prev_rev"
+     " WHERE p.hlc >= r.hlc OR p.seq > r.seq"),
+    ("arrival never goes backwards as revision numbers grow",
+     "SELECT count(*) FROM revisions AS r JOIN revisions AS p ON p.seq = r.seq - 1"
+     " WHERE p.arrived_at > r.arrived_at OR r.arrived_at < r.recorded_at"),
     ("each revision follows the previous version of its memory",
      "SELECT count(*) FROM revisions AS r JOIN revisions AS p ON p.rev_id = r.prev_rev"
      " WHERE p.memory_id IS NOT r.memory_id OR p.version != r.version - 1"

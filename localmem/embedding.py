@@ -345,8 +345,8 @@ FROM embeddings AS e
 WHERE e.model = :model AND e.user_id = :user_id AND e.embedded_at <= :known
   AND e.rev_seq = (
     SELECT r.seq FROM revisions AS r
-    WHERE r.memory_id = e.memory_id AND r.recorded_at <= :known
-    ORDER BY r.recorded_at DESC, r.seq DESC
+    WHERE r.memory_id = e.memory_id AND r.arrived_at <= :known
+    ORDER BY r.hlc DESC, r.origin DESC, r.rev_id DESC
     LIMIT 1)
   AND NOT EXISTS (SELECT 1 FROM erasures AS x WHERE x.memory_id = e.memory_id)
 ORDER BY distance NULLS LAST, e.rev_seq

@@ -27,6 +27,9 @@ __all__ = [
     "EmbeddingError",
     "EmbeddingMismatchError",
     "EmbeddingUnavailableError",
+    "SyncFileError",
+    "SyncVersionError",
+    "SyncParentError",
 ]
 
 
@@ -104,3 +107,15 @@ class EmbeddingMismatchError(EmbeddingError, ValueError):
 
 class EmbeddingUnavailableError(EmbeddingError, ImportError):
     """Vector search needs sqlite-vec, which is not installed or cannot be loaded."""
+
+
+class SyncFileError(LocalmemError, ValueError):
+    """A sync export file is empty, truncated, damaged or not a localmem export; nothing was applied."""
+
+
+class SyncVersionError(SyncFileError):
+    """A sync export file has a format or schema version this localmem does not read."""
+
+
+class SyncParentError(SyncFileError):
+    """A sync export file's row refers to a memory or revision neither in the file before it nor here."""

@@ -3,8 +3,11 @@
 Kept apart from the code that runs them so that each can be read, printed and
 tested on its own. Every value is a bound parameter; no identifier is dynamic.
 
-The bitemporal rule every builder applies: a memory *as known at K* is its
-newest revision with ``recorded_at <= K`` (ties broken by local arrival order);
+The bitemporal rule every builder applies: a memory *as known at K* is, among
+its revisions that had arrived on this device by K (``arrived_at <= K``: its own
+writes' recorded_at, a synced one's later of origin recorded_at and local arrival),
+the one with the greatest hybrid logical clock (ties: greater origin device, then
+greater rev_id), so the current view is a pure function of the set of rows;
 it is *valid at V* when ``valid_from <= V < valid_to`` (open end = still true);
 it is *expired at V* when ``expires_at <= V``.
 """
@@ -53,8 +56,8 @@ LEFT JOIN erasures AS e ON e.memory_id = r.memory_id"""
 _IS_LATEST = """
 r.seq = (
     SELECT r2.seq FROM revisions AS r2
-    WHERE r2.memory_id = r.memory_id AND r2.recorded_at <= :known
-    ORDER BY r2.recorded_at DESC, r2.seq DESC
+    WHERE r2.memory_id = r.memory_id AND r2.arrived_at <= :known
+    ORDER BY r2.hlc DESC, r2.origin DESC, r2.rev_id DESC
     LIMIT 1
 )"""
 
@@ -74,8 +77,8 @@ LIGHT_COLUMNS = """
 #: One memory as known at a time: a single probe of ``revisions_asof``.
 #: Positional parameters (memory_id, known): the hottest read, kept lean.
 GET_AS_OF = f"""SELECT {REVISION_COLUMNS} {_FROM}
-WHERE r.memory_id = ?1 AND r.recorded_at <= ?2
-ORDER BY r.recorded_at DESC, r.seq DESC
+WHERE r.memory_id = ?1 AND r.arrived_at <= ?2
+ORDER BY r.hlc DESC, r.origin DESC, r.rev_id DESC
 LIMIT 1"""
 
 
@@ -98,7 +101,7 @@ def _read_conditions(
     ``current_only`` keeps memories valid at ``valid``; with ``started`` (searches) it keeps
     those begun by ``valid`` and not superseded, so a past event stays findable.
     """
-    where = ["r.user_id = :user_id", "r.recorded_at <= :known", _IS_LATEST, "e.memory_id IS NULL"]
+    where = ["r.user_id = :user_id", "r.arrived_at <= :known", _IS_LATEST, "e.memory_id IS NULL"]
     params: dict[str, object] = {"user_id": user_id, "known": known}
     if current_only and started:
         where.append("r.valid_from <= :valid AND r.superseded_by IS NULL")
@@ -150,8 +153,8 @@ def search_as_of(
 
     Only revisions ``bottom <= seq <= top`` are looked at, the ``cap`` newest (or, with
     ``newest=False``, oldest) that match: the work is bounded whatever the store's size.
-    Revision numbers follow recorded order (recorded_at never goes backwards), so with
-    ``top`` the newest revision recorded by ``known`` the answer does not change when
+    Revision numbers follow local visibility order (arrived_at never goes backwards), so with
+    ``top`` the newest revision arrived by ``known`` the answer does not change when
     more is written. Only FTS5's match is used, never its statistics: those count every
     revision ever written, and a search read as of a time must not see later ones.
     """
@@ -181,12 +184,12 @@ WHERE {" AND ".join(where)}
 ORDER BY r.seq"""
 
 
-#: The newest revision recorded at or before ?1 (one probe of revisions_recorded). Revision
-#: numbers follow recorded order, so every revision up to it was recorded by then.
-TOP_SEQ = "SELECT seq FROM revisions WHERE recorded_at <= ?1 ORDER BY recorded_at DESC, seq DESC LIMIT 1"
+#: The newest revision arrived at or before ?1 (one probe of revisions_arrived). Revision
+#: numbers follow arrival order, so every revision up to it had arrived by then.
+TOP_SEQ = "SELECT seq FROM revisions WHERE arrived_at <= ?1 ORDER BY arrived_at DESC, seq DESC LIMIT 1"
 
-#: The first revision recorded at or after ?1.
-FIRST_SEQ_FROM = "SELECT seq FROM revisions WHERE recorded_at >= ?1 ORDER BY recorded_at, seq LIMIT 1"
+#: The first revision arrived at or after ?1.
+FIRST_SEQ_FROM = "SELECT seq FROM revisions WHERE arrived_at >= ?1 ORDER BY arrived_at, seq LIMIT 1"
 
 #: How many indexed revisions match the FTS5 query ?1 with ?2 <= seq <= ?3.
 FTS_COUNT = "SELECT count(*) FROM content_fts WHERE content_fts MATCH ?1 AND rowid BETWEEN ?2 AND ?3"
@@ -230,7 +233,7 @@ def near_in_time(
         {"mid": mid, "lo": lo, "lo_day": lo - day, "hi_day": hi + day, "from": lo - reach, "cap": cap}
     )
     side = """SELECT seq FROM revisions
-        WHERE user_id = :user_id AND valid_from {cmp} AND recorded_at <= :known AND {placed}
+        WHERE user_id = :user_id AND valid_from {cmp} AND arrived_at <= :known AND {placed}
         ORDER BY valid_from {order} LIMIT :cap"""
     after = side.format(cmp=">= :mid AND valid_from < :hi_day", placed=_PLACED, order="ASC")
     before = side.format(cmp="< :mid AND valid_from >= :from", placed=_PLACED, order="DESC")
@@ -306,7 +309,7 @@ WHERE m.user_id = ?1 AND m.key = ?2
   AND r.seq = (
     SELECT r2.seq FROM revisions AS r2
     WHERE r2.memory_id = m.memory_id
-    ORDER BY r2.recorded_at DESC, r2.seq DESC
+    ORDER BY r2.hlc DESC, r2.origin DESC, r2.rev_id DESC
     LIMIT 1)
   AND r.retracted = 0 AND r.superseded_by IS NULL AND e.memory_id IS NULL
 ORDER BY r.valid_from DESC, r.recorded_at DESC, r.memory_id DESC
@@ -316,17 +319,17 @@ LIMIT 1"""
 def snapshot(user_id: str, known: int) -> Query:
     """Every revision of a user's memories that the store held at ``known``."""
     sql = f"""SELECT {REVISION_COLUMNS} {_FROM}
-WHERE r.user_id = :user_id AND r.recorded_at <= :known
-ORDER BY r.recorded_at, r.seq"""
+WHERE r.user_id = :user_id AND r.arrived_at <= :known
+ORDER BY r.arrived_at, r.seq"""
     return Query(sql, {"user_id": user_id, "known": known})
 
 
 def history(memory_id: str, known: int | None) -> Query:
     """Every revision of one memory, oldest first (up to ``known`` if given)."""
-    cond = "" if known is None else " AND r.recorded_at <= :known"
+    cond = "" if known is None else " AND r.arrived_at <= :known"
     sql = f"""SELECT {REVISION_COLUMNS} {_FROM}
 WHERE r.memory_id = :memory_id{cond}
-ORDER BY r.recorded_at, r.seq"""
+ORDER BY r.hlc, r.origin, r.rev_id"""
     params: dict[str, object] = {"memory_id": memory_id}
     if known is not None:
         params["known"] = known

@@ -68,11 +68,11 @@ def available_at(user_id: str, known: int, watermark: int) -> Query:
     erased ones without their content.
     """
     sql = f"""SELECT {REVISION_COLUMNS} {_FROM}
-WHERE r.user_id = :user_id AND r.recorded_at <= :known AND r.seq <= :watermark
+WHERE r.user_id = :user_id AND r.arrived_at <= :known AND r.seq <= :watermark
   AND r.seq = (
     SELECT r2.seq FROM revisions AS r2
-    WHERE r2.memory_id = r.memory_id AND r2.recorded_at <= :known AND r2.seq <= :watermark
-    ORDER BY r2.recorded_at DESC, r2.seq DESC
+    WHERE r2.memory_id = r.memory_id AND r2.arrived_at <= :known AND r2.seq <= :watermark
+    ORDER BY r2.hlc DESC, r2.origin DESC, r2.rev_id DESC
     LIMIT 1)
 ORDER BY r.valid_from, r.recorded_at, r.seq"""
     return Query(sql, {"user_id": user_id, "known": known, "watermark": watermark})
@@ -106,7 +106,7 @@ def staleness(memory_ids: Sequence[str], known: int) -> Query:
 FROM derivations AS d
 JOIN revisions AS s ON s.rev_id = d.source_rev
 JOIN revisions AS later ON later.memory_id = s.memory_id AND later.version > s.version
-WHERE d.memory_id IN ({marks}) AND later.recorded_at <= ?
+WHERE d.memory_id IN ({marks}) AND later.arrived_at <= ?
   AND later.op IN ('correct', 'superseded', 'retract')
 UNION ALL
 SELECT d.memory_id, d.position, d.source_rev, s.memory_id, 'erase', NULL, e.erased_at, NULL

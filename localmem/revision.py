@@ -258,7 +258,12 @@ def changes(revisions: Sequence[Revision], erasure: Erasure | None) -> list[Chan
     """The history of one memory from its revisions (oldest first) and tombstone."""
     out: list[Change] = []
     prev: Revision | None = None
+    seen: dict[str, Revision] = {}
     for rev in revisions:
+        # A fork (two devices changed the memory apart): "old" is what this revision followed,
+        # not the one listed before it.
+        if prev is not None and rev.prev_rev is not None and prev.rev_id != rev.prev_rev:
+            prev = seen.get(rev.prev_rev, prev)
         out.append(Change(
             op=rev.op,
             rev_id=rev.rev_id,
@@ -277,6 +282,7 @@ def changes(revisions: Sequence[Revision], erasure: Erasure | None) -> list[Chan
             reason=rev.reason,
             link=_link(rev),
         ))
+        seen[rev.rev_id] = rev
         prev = rev
     if erasure is not None:
         out.append(Change(

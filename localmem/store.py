@@ -47,6 +47,7 @@ from zoneinfo import ZoneInfo
 import apsw
 
 from . import queries
+from . import sync as _sync
 from ._db import APPLICATION_ID, SCHEMA_VERSION, connect, map_errors, schema_sql, transaction
 from .clock import (
     Clock,
@@ -87,6 +88,7 @@ from .revision import (
     loads_json,
     revision_from_row,
 )
+from .sync import ExportSummary, ImportSummary, SyncSummary
 
 __all__ = ["Store", "open", "UNSET", "StoreInfo", "DoctorReport", "Check"]
 
@@ -99,6 +101,8 @@ class _Unset(enum.Enum):
 UNSET = _Unset.UNSET
 
 _LATEST = 2**62  # "known at the end of time": the newest revision of all
+#: The greatest hybrid logical clock among a memory's revisions (one probe of revisions_asof).
+_MAX_HLC = "SELECT max(hlc) FROM revisions WHERE memory_id = ?"
 
 
 def open(
@@ -334,7 +338,7 @@ class Store(Reads, Replay):
         if newest is None:
             newest = int(self._conn.execute(
                 # Two-argument max() is NULL if either is; coalesce keeps the other.
-                "SELECT max(coalesce((SELECT max(recorded_at) FROM revisions), -9e18),"
+                "SELECT max(coalesce((SELECT max(arrived_at) FROM revisions), -9e18),"
                 " coalesce((SELECT max(erased_at) FROM erasures), -9e18))"
             ).get)
         # Within one write transaction nobody else can commit, so the newest
@@ -348,7 +352,7 @@ class Store(Reads, Replay):
         tz: str | None = self._conn.execute(
             # Only a memory's first revision is given a zone; later ones copy it.
             "SELECT tz FROM revisions WHERE user_id = ? AND version = 1"
-            " ORDER BY recorded_at DESC, seq DESC LIMIT 1",
+            " ORDER BY arrived_at DESC, seq DESC LIMIT 1",
             (user_id,),
         ).get
         if self._depth and tz is not None:
@@ -449,16 +453,26 @@ class Store(Reads, Replay):
         source: str | None,
         reason: str | None,
     ) -> Revision:
-        """Insert one revision and its content; return it as a read at recorded_at would."""
+        """Insert one revision and its content; return it as a read at recorded_at would.
+
+        Its hybrid logical clock is its recorded time (shifted past a 10-bit counter), or
+        one more than the greatest clock among the memory's revisions if that is later
+        (a device whose wall clock lags another's still orders its write after what it saw).
+        """
         rev_id = new_id(recorded_at)
+        hlc = recorded_at << 10
+        if version > 1:
+            seen = self._conn.execute(_MAX_HLC, (memory_id,)).get
+            if seen is not None and seen >= hlc:
+                hlc = seen + 1
         self._conn.execute(
             "INSERT INTO revisions (rev_id, memory_id, user_id, version, op, valid_from, valid_to,"
             " precision, valid_source, observed_at, recorded_at, tz, expires_at, retracted,"
-            " corrected, prev_rev, supersedes, superseded_by, origin)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " corrected, prev_rev, supersedes, superseded_by, origin, hlc, arrived_at)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (rev_id, memory_id, user_id, version, op, valid_from, valid_to, precision,
              valid_source, observed_at, recorded_at, tz, expires_at, int(retracted),
-             int(corrected), prev_rev, supersedes, superseded_by, self.device_id),
+             int(corrected), prev_rev, supersedes, superseded_by, self.device_id, hlc, recorded_at),
         )
         rev_seq = self._conn.last_insert_rowid()
         self._conn.execute(
@@ -989,6 +1003,59 @@ class Store(Reads, Replay):
                     after = batch[-1].rev_seq
             if len(batch) < BATCH_SIZE:
                 return total
+
+    # -- sync --------------------------------------------------------------------
+
+    def export(self, path: str | os.PathLike[str], *, since: int | None = None,
+               user_id: str | None = None) -> ExportSummary:
+        """Write this store's rows to a sync file another device can import.
+
+        The file is gzip'd JSON lines: a header (format and schema versions, this
+        device's id, created_at, the watermark range, row counts), the rows (memories,
+        revisions with their content, derivations, every tombstone), and a trailer with
+        the SHA-256 of all lines before it. It is written beside ``path`` and renamed
+        into place when whole. Rows are streamed, never held in memory together.
+
+        Args:
+            path: the file to write (replaced if it exists).
+            since: a watermark from an earlier export (``ExportSummary.watermark``):
+                only revisions recorded here after it travel (tombstones always do).
+            user_id: only this user's rows.
+
+        Raises:
+            InvalidInputError: a bad ``since`` or ``user_id``.
+        """
+        return _sync.export(self, path, since=since, user_id=user_id)
+
+    def import_(self, path: str | os.PathLike[str]) -> ImportSummary:
+        """Apply a sync file from another device: verified first, then all or nothing.
+
+        The header, versions and checksum are checked by reading the whole file before
+        anything is written; the rows are then applied in one transaction. Rows already
+        here are skipped, so importing a file twice changes nothing the second time
+        (``ImportSummary.changed`` is False). Each revision keeps its origin's recorded_at,
+        device and clock; it becomes visible to reads known at K only if it had arrived
+        here by K. A revision of a memory erased here is stored without its content.
+
+        Raises:
+            SyncFileError: the file is empty, not gzip, truncated, altered (checksum) or
+                malformed; SyncVersionError: another format or schema version;
+                SyncParentError: a row refers to something neither here nor earlier in it.
+        """
+        return _sync.import_(self, path)
+
+    def sync_dir(self, directory: str | os.PathLike[str]) -> SyncSummary:
+        """Sync through a folder every device can see (a USB stick, a synced drive).
+
+        Imports, in order, every other device's export files there that this store has
+        not imported yet (a watermark per peer, kept in ``sync_peers``), then writes this
+        device's own incremental export (``<device>.<n>.lmsync.gz``) if anything is new.
+        """
+        return _sync.sync_dir(self, directory)
+
+    def digest(self) -> str:
+        """A SHA-256 of every row that syncs, in canonical order: equal on converged replicas."""
+        return _sync.digest(self)
 
     # -- the file ----------------------------------------------------------------
 

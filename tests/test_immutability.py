@@ -339,6 +339,8 @@ REVISION_COLUMNS = [
     "seq", "rev_id", "memory_id", "user_id", "version", "op", "valid_from", "valid_to",
     "precision", "valid_source", "observed_at", "recorded_at", "tz", "expires_at",
     "retracted", "corrected", "prev_rev", "supersedes", "superseded_by", "origin",
+    # Sync's: an order key and the start of local visibility, neither an end of record time.
+    "hlc", "arrived_at",
 ]
 
 

@@ -1,0 +1,459 @@
+"""Offline sync: export files, their verified atomic idempotent import, clocks, arrival and erasure.
+
+Two or three stores on their own frozen clocks stand for a phone, a laptop and a
+backup; they exchange files and must converge on the same rows (the digest).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import apsw
+import pytest
+
+import localmem
+from localmem.testing import FrozenClock
+
+FAR = "2100-01-01T00:00:00Z"
+
+
+def _open(path: Path | str, at: str) -> tuple[localmem.Store, FrozenClock]:
+    clock = FrozenClock(at)
+    return localmem.open(path, clock=clock), clock
+
+
+def full_dump(store: localmem.Store) -> dict[str, list[tuple[object, ...]]]:
+    """Every row of every table in the file (the full-text index's shadow tables too)."""
+    conn = store.connection
+    names = [r[0] for r in conn.execute(
+        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        " AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name")]
+    return {n: sorted(conn.execute(f'SELECT * FROM "{n}"').fetchall(), key=repr) for n in names}
+
+
+@pytest.fixture
+def phone(tmp_path: Path) -> localmem.Store:
+    s, _ = _open(tmp_path / "phone.db", "2026-03-02T09:00:00Z")  # a Monday
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def laptop(tmp_path: Path) -> localmem.Store:
+    s, _ = _open(tmp_path / "laptop.db", "2026-03-04T09:00:00Z")  # the Wednesday after
+    yield s
+    s.close()
+
+
+# -- round trip ----------------------------------------------------------------------------------
+
+
+def test_export_then_import_converges_and_a_second_import_changes_nothing(
+        phone: localmem.Store, laptop: localmem.Store, tmp_path: Path) -> None:
+    """After an import both stores have the same digest; a second import writes nothing, says so."""
+    a = phone.add("Sam lives in Lisbon", user_id="sam", key="home_city", valid_from="2023-05")
+    phone.add("Sam moved to Berlin", user_id="sam", key="home_city", valid_from="2025-09-01")
+    phone.correct(a.memory_id, text="Sam lived in Lisbon, Portugal")
+    out = phone.export(tmp_path / "p.lmsync.gz")
+    assert (out.memories, out.revisions, out.tombstones) == (2, 4, 0)
+
+    first = laptop.import_(out.path)
+    assert first.changed and first.revisions == 4 and first.skipped == 0
+    assert laptop.digest() == phone.digest()
+    before = full_dump(laptop)
+    second = laptop.import_(out.path)
+    assert not second.changed and second.skipped == 6
+    assert "nothing new" in second.describe()
+    assert full_dump(laptop) == before
+    assert laptop.doctor().ok
+
+
+def test_file_is_gzip_json_lines_readable_without_localmem(phone: localmem.Store, tmp_path: Path) -> None:
+    """The file is gzip'd JSON lines: header (format, versions, device, counts), checksummed trailer."""
+    import hashlib
+
+    phone.add("Sam hurt his knee", user_id="sam")
+    out = phone.export(tmp_path / "p.lmsync.gz")
+    lines = gzip.decompress(Path(out.path).read_bytes()).splitlines(keepends=True)
+    header, trailer = json.loads(lines[0]), json.loads(lines[-1])
+    assert header["format"] == "localmem-sync" and header["format_version"] == 1
+    assert header["schema_version"] == localmem._db.SCHEMA_VERSION
+    assert header["origin"] == phone.device_id and header["watermark"] == {"from": 0, "to": 1}
+    assert header["counts"] == {"memory": 1, "revision": 1, "derivation": 0, "tombstone": 0}
+    assert trailer["end"]["sha256"] == hashlib.sha256(b"".join(lines[:-1])).hexdigest()
+    assert json.loads(lines[2])["content"]["text"] == "Sam hurt his knee"
+
+
+def test_incremental_export_carries_only_what_is_new(phone: localmem.Store, laptop: localmem.Store,
+                                                     tmp_path: Path) -> None:
+    """An export since the last watermark carries only later revisions; in order, they converge."""
+    a = phone.add("fee 4", user_id="acct", value=4)
+    first = phone.export(tmp_path / "1.gz")
+    phone.correct(a.memory_id, text="fee 7", value=7)
+    second = phone.export(tmp_path / "2.gz", since=first.watermark)
+    assert second.revisions == 1 and second.since == first.watermark
+    laptop.import_(first.path)
+    laptop.import_(second.path)
+    assert laptop.digest() == phone.digest()
+    assert laptop.get(a.memory_id, known_at=FAR).value == 7
+
+
+def test_user_filter_exports_one_users_rows(phone: localmem.Store, tmp_path: Path) -> None:
+    """export(user_id=...) carries only that user's memories and revisions."""
+    phone.add("Sam ran 10K", user_id="sam")
+    phone.add("Ann swims", user_id="ann")
+    out = phone.export(tmp_path / "sam.gz", user_id="sam")
+    assert (out.memories, out.revisions) == (1, 1)
+
+
+# -- clocks: arrival and order ------------------------------------------------------------------
+
+
+def test_revision_recorded_monday_imported_wednesday_is_invisible_to_a_tuesday_replay(
+        phone: localmem.Store, laptop: localmem.Store, tmp_path: Path) -> None:
+    """A phone's Monday revision imported Wednesday is not known to a laptop read of Tuesday."""
+    rev = phone.add("Send updates by text, not email", user_id="cust", kind="preference")
+    laptop.import_(phone.export(tmp_path / "p.gz").path)
+    got = laptop.get(rev.memory_id, known_at="2026-03-04T09:00:00Z")
+    assert got is not None and got.recorded_at == rev.recorded_at and got.origin == phone.device_id
+    assert laptop.get(rev.memory_id, known_at="2026-03-03T12:00:00Z") is None
+    assert laptop.read(user_id="cust", known_at="2026-03-03T12:00:00Z", current_only=False) == []
+    assert laptop.search("text email", user_id="cust", as_of="2026-03-03T12:00:00Z") == []
+    assert [h.revision.memory_id for h in laptop.search("text email", user_id="cust", as_of=FAR)] \
+        == [rev.memory_id]
+    # On the phone it was known from Monday.
+    assert phone.get(rev.memory_id, known_at="2026-03-02T09:00:00Z") is not None
+
+
+def test_a_revision_from_a_clock_ahead_is_not_visible_before_its_origin_recorded_it(
+        phone: localmem.Store, tmp_path: Path) -> None:
+    """Visibility is the later of origin recorded_at and arrival: a future-dated row waits."""
+    ahead, _ = _open(tmp_path / "ahead.db", "2026-03-10T00:00:00Z")
+    rev = ahead.add("from the future", user_id="sam")
+    phone.import_(ahead.export(tmp_path / "a.gz").path)
+    assert phone.get(rev.memory_id, known_at="2026-03-05T00:00:00Z") is None
+    assert phone.get(rev.memory_id, known_at="2026-03-10T00:00:00Z") is not None
+    # Later local writes are recorded after it (the store's recorded time never goes backwards).
+    assert phone.add("next", user_id="sam").recorded_at >= rev.recorded_at
+    assert phone.doctor().ok
+    ahead.close()
+
+
+def test_concurrent_corrections_both_stay_and_the_greatest_clock_is_current_everywhere(
+        tmp_path: Path) -> None:
+    """Two devices correcting one memory apart keep both (a fork in history); both pick the same one."""
+    phone, pc = _open(tmp_path / "phone.db", "2026-03-02T09:00:00Z")
+    laptop, lc = _open(tmp_path / "laptop.db", "2026-03-02T09:00:00Z")
+    fee = phone.add("fee 4", user_id="acct", value=4)
+    laptop.import_(phone.export(tmp_path / "0.gz").path)
+    pc.set("2026-03-02T10:00:00Z")
+    lc.set("2026-03-02T09:30:00Z")  # the laptop's clock is behind: its correction is older
+    phone.correct(fee.memory_id, text="fee 7", value=7)
+    laptop.correct(fee.memory_id, text="fee 6", value=6)
+    p_file, l_file = phone.export(tmp_path / "p.gz"), laptop.export(tmp_path / "l.gz")
+    phone.import_(l_file.path)
+    laptop.import_(p_file.path)
+    assert phone.digest() == laptop.digest()
+    for s in (phone, laptop):
+        assert s.get(fee.memory_id, known_at=FAR).value == 7
+        hist = s.history(fee.memory_id)
+        assert sorted(c.new_value for c in hist) == [4, 6, 7]
+        assert [c.old_value for c in hist if c.version == 2] == [4, 4]  # both followed the 4: a fork
+        assert s.doctor().ok
+    # A write after the merge follows the current revision and wins on both once exchanged.
+    lc.set("2026-03-02T09:45:00Z")
+    laptop.correct(fee.memory_id, text="fee 5", value=5)  # its clock passes the phone's 10:00
+    phone.import_(laptop.export(tmp_path / "l2.gz").path)
+    assert phone.get(fee.memory_id, known_at=FAR).value == 5
+    assert phone.digest() == laptop.digest()
+    phone.close()
+    laptop.close()
+
+
+# -- erasure travels ----------------------------------------------------------------------------
+
+
+def test_erasure_travels_and_is_never_undone_by_a_later_file(tmp_path: Path) -> None:
+    """An erase on the phone erases the laptop's copy; an older file imported later brings no words back."""
+    phone, _ = _open(tmp_path / "phone.db", "2026-03-02T09:00:00Z")
+    laptop, _ = _open(tmp_path / "laptop.db", "2026-03-04T09:00:00Z")
+    ex = phone.add("my ex is called Bob", user_id="sam")
+    phone.correct(ex.memory_id, text="my ex is called Robert")
+    old = phone.export(tmp_path / "old.gz")
+    phone.erase(ex.memory_id, reason="asked")
+    new = phone.export(tmp_path / "new.gz", since=old.watermark)
+    assert new.revisions == 0 and new.tombstones == 1
+
+    fresh, _ = _open(tmp_path / "fresh.db", "2026-03-05T09:00:00Z")
+    fresh.import_(new.path)  # the tombstone first: the memory's row comes with it
+    fresh.import_(old.path)  # then the revisions: stored without their words
+    laptop.import_(old.path)
+    assert laptop.get(ex.memory_id, known_at=FAR).text == "my ex is called Robert"
+    laptop.import_(new.path)
+    for s in (phone, laptop, fresh):
+        assert s.connection.execute("SELECT count(*) FROM content WHERE memory_id = ?",
+                                    (ex.memory_id,)).get == 0
+        assert s.search("Robert", user_id="sam", current_only=False) == []
+        assert s.doctor().ok
+    assert phone.digest() == laptop.digest() == fresh.digest()
+    for s in (phone, laptop, fresh):
+        s.close()
+
+
+def test_two_devices_erasing_one_memory_keep_both_tombstones(tmp_path: Path) -> None:
+    """Independent erasures of one memory on two devices converge: every replica keeps both tombstones."""
+    phone, _ = _open(tmp_path / "phone.db", "2026-03-02T09:00:00Z")
+    laptop, _ = _open(tmp_path / "laptop.db", "2026-03-02T09:00:00Z")
+    m = phone.add("secret", user_id="sam")
+    laptop.import_(phone.export(tmp_path / "0.gz").path)
+    phone.erase(m.memory_id)
+    laptop.erase(m.memory_id)
+    phone.import_(laptop.export(tmp_path / "l.gz").path)
+    laptop.import_(phone.export(tmp_path / "p.gz").path)
+    assert phone.digest() == laptop.digest()
+    assert phone.connection.execute("SELECT count(*) FROM extra_tombstones").get == 1
+    phone.close()
+    laptop.close()
+
+
+# -- refused files -----------------------------------------------------------------------------
+
+
+def _rewrite(src: Path, dst: Path, edit: object, *, fix_checksum: bool = True) -> Path:
+    """Decompress, let ``edit`` change the list of lines, recompute the trailer's checksum, recompress."""
+    import hashlib
+
+    lines = gzip.decompress(src.read_bytes()).splitlines(keepends=True)
+    body = edit(lines[:-1])  # type: ignore[operator]
+    trailer = json.loads(lines[-1])
+    if fix_checksum:
+        trailer["end"]["sha256"] = hashlib.sha256(b"".join(body)).hexdigest()
+    dst.write_bytes(gzip.compress(b"".join(body) + json.dumps(trailer).encode() + b"\n"))
+    return dst
+
+
+def _header_edit(**changes: object):  # type: ignore[no-untyped-def]
+    def edit(lines: list[bytes]) -> list[bytes]:
+        header = json.loads(lines[0])
+        header.update(changes)
+        return [json.dumps(header).encode() + b"\n", *lines[1:]]
+    return edit
+
+
+def _corrupt_files(good: Path, incremental: Path, tmp: Path) -> dict[str, tuple[Path, type[Exception], str]]:
+    raw = good.read_bytes()
+    flipped = bytearray(raw)
+    flipped[len(raw) // 2] ^= 0x10
+    (tmp / "truncated.gz").write_bytes(raw[: len(raw) * 2 // 3])
+    (tmp / "flipped.gz").write_bytes(bytes(flipped))
+    (tmp / "text.txt").write_text('[{"role": "user", "content": "hi"}]\n')
+    (tmp / "empty.gz").write_bytes(b"")
+    body_flip = _rewrite(good, tmp / "body.gz",
+                         lambda ls: [x.replace(b"Lisbon", b"Lisbom") for x in ls], fix_checksum=False)
+    no_trailer = tmp / "no-trailer.gz"
+    no_trailer.write_bytes(gzip.compress(b"".join(gzip.decompress(raw).splitlines(keepends=True)[:-1])))
+    return {
+        "truncated": (tmp / "truncated.gz", localmem.SyncFileError, "damaged or truncated"),
+        "bit-flipped": (tmp / "flipped.gz", localmem.SyncFileError, "nothing was applied"),
+        "wrong-checksum": (body_flip, localmem.SyncFileError, "checksum"),
+        "no-trailer": (no_trailer, localmem.SyncFileError, "truncated"),
+        "future-format": (_rewrite(good, tmp / "future.gz", _header_edit(format_version=2)),
+                          localmem.SyncVersionError, "upgrade localmem"),
+        "other-schema": (_rewrite(good, tmp / "schema.gz", _header_edit(schema_version=6)),
+                         localmem.SyncVersionError, "schema version 6"),
+        "not-localmem": (_rewrite(good, tmp / "other.gz", _header_edit(format="something-else")),
+                         localmem.SyncFileError, "not a localmem sync export"),
+        "missing-parent": (incremental, localmem.SyncParentError, "neither earlier in the file"),
+        "not-gzip": (tmp / "text.txt", localmem.SyncFileError, "not a gzip file"),
+        "empty": (tmp / "empty.gz", localmem.SyncFileError, "empty"),
+    }
+
+
+def test_every_corrupt_file_is_refused_with_a_clear_error_and_nothing_applied(
+        phone: localmem.Store, laptop: localmem.Store, tmp_path: Path) -> None:
+    """Truncated, bit-flipped, bad checksum, future format, other schema, missing parents, non-gzip, empty."""
+    a = phone.add("Sam lives in Lisbon", user_id="sam")
+    for i in range(40):
+        phone.add(f"filler memory number {i} with some words", user_id="sam")
+    good = phone.export(tmp_path / "good.gz")
+    phone.correct(a.memory_id, text="Sam lives in Porto")
+    incremental = phone.export(tmp_path / "inc.gz", since=good.watermark)
+    laptop.add("laptop's own memory", user_id="sam")
+    cases = _corrupt_files(Path(good.path), Path(incremental.path), tmp_path)
+    before = full_dump(laptop)
+    for name, (path, error, words) in cases.items():
+        with pytest.raises(error, match=words) as info:
+            laptop.import_(path)
+        assert isinstance(info.value, localmem.LocalmemError), name
+        assert full_dump(laptop) == before, name
+    assert laptop.connection.getautocommit()
+    # The good files still import afterwards, in order.
+    laptop.import_(good.path)
+    laptop.import_(incremental.path)
+    assert laptop.get(a.memory_id, known_at=FAR).text == "Sam lives in Porto"
+
+
+def test_a_row_breaking_a_constraint_rolls_the_whole_import_back(
+        phone: localmem.Store, laptop: localmem.Store, tmp_path: Path) -> None:
+    """A well-formed file whose last row is invalid applies nothing: the rows before it roll back too."""
+    for i in range(5):
+        phone.add(f"memory {i}", user_id="sam")
+    good = Path(phone.export(tmp_path / "good.gz").path)
+
+    def spoil(lines: list[bytes]) -> list[bytes]:
+        row = json.loads(lines[-1])
+        row["precision"] = "fortnight"
+        return [*lines[:-1], json.dumps(row).encode() + b"\n"]
+
+    bad = _rewrite(good, tmp_path / "bad.gz", spoil)
+    before = full_dump(laptop)
+    with pytest.raises(localmem.SyncFileError, match="not a valid row"):
+        laptop.import_(bad)
+    assert full_dump(laptop) == before
+
+
+# -- a killed import ---------------------------------------------------------------------------
+
+_CHILD = """
+import sys, time
+import localmem, localmem.sync as sync
+from localmem.testing import FrozenClock
+row = sync._Apply.row
+def slow(self, n, obj):
+    row(self, n, obj)
+    if n == 300:
+        print("mid", flush=True)
+        time.sleep(60)
+sync._Apply.row = slow
+store = localmem.open(sys.argv[1], clock=FrozenClock("2026-03-05T00:00:00Z"))
+store.import_(sys.argv[2])
+print("done", flush=True)
+"""
+
+
+@pytest.mark.slow
+def test_a_process_killed_during_import_leaves_the_database_as_before(
+        phone: localmem.Store, tmp_path: Path) -> None:
+    """SIGKILL in the middle of applying a file: reopened, the database is exactly as before the import."""
+    with phone.batch():
+        for i in range(400):
+            phone.add(f"memory {i}", user_id="sam")
+    out = phone.export(tmp_path / "p.gz")
+    target = tmp_path / "target.db"
+    s, _ = _open(target, "2026-03-04T00:00:00Z")
+    s.add("already here", user_id="sam")
+    before = full_dump(s)
+    s.close()
+    with subprocess.Popen([sys.executable, "-c", _CHILD, str(target), out.path],
+                          stdout=subprocess.PIPE, text=True) as child:
+        try:
+            assert child.stdout is not None
+            assert child.stdout.readline().strip() == "mid"
+            os.kill(child.pid, signal.SIGKILL)
+        finally:
+            child.wait(timeout=30)
+    assert child.returncode == -signal.SIGKILL
+    s, _ = _open(target, "2026-03-05T00:00:00Z")
+    assert full_dump(s) == before
+    assert s.doctor().ok
+    assert s.import_(out.path).revisions == 400
+    s.close()
+
+
+# -- the shared folder -------------------------------------------------------------------------
+
+
+def test_sync_dir_converges_three_devices_and_a_second_round_does_nothing(tmp_path: Path) -> None:
+    """Phone, laptop and backup syncing through one folder converge; a second round does nothing."""
+    folder = tmp_path / "Sync"
+    folder.mkdir()
+    stores = [_open(tmp_path / f"{n}.db", "2026-03-02T09:00:00Z")[0] for n in ("phone", "laptop", "backup")]
+    phone, laptop, backup = stores
+    m = phone.add("Sam is vegetarian", user_id="sam")
+    laptop.add("Sam runs on Sundays", user_id="sam")
+    for _ in range(2):
+        for s in stores:
+            s.sync_dir(folder)
+    phone.erase(m.memory_id)
+    for _ in range(2):
+        for s in stores:
+            s.sync_dir(folder)
+    assert len({s.digest() for s in stores}) == 1
+    assert all(s.connection.execute("SELECT count(*) FROM content WHERE memory_id = ?",
+                                    (m.memory_id,)).get == 0 for s in stores)
+    again = [s.sync_dir(folder) for s in stores]
+    assert all(r.exported is None and not any(i.changed for i in r.imported) for r in again)
+    for s in stores:
+        s.close()
+
+
+# -- the new tables are append-only -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("table", ["imports", "extra_tombstones", "sync_peers"])
+def test_sync_tables_refuse_update_and_delete(tmp_path: Path, table: str) -> None:
+    """The import log, extra tombstones and peer watermarks are immutable like every other table."""
+    phone, _ = _open(tmp_path / "phone.db", "2026-03-02T09:00:00Z")
+    laptop, _ = _open(tmp_path / "laptop.db", "2026-03-02T09:00:00Z")
+    m = phone.add("secret", user_id="sam")
+    folder = tmp_path / "dir"
+    folder.mkdir()
+    phone.sync_dir(folder)
+    laptop.sync_dir(folder)
+    phone.erase(m.memory_id)
+    laptop.erase(m.memory_id)
+    laptop.import_(phone.export(tmp_path / "p.gz").path)
+    conn = laptop.connection
+    assert conn.execute(f"SELECT count(*) FROM {table}").get >= 1
+    for sql in (f"UPDATE {table} SET rowid = rowid", f"DELETE FROM {table}"):
+        with pytest.raises(apsw.ConstraintError, match="immutable"):
+            conn.execute(sql)
+    phone.close()
+    laptop.close()
+
+
+# -- the command line --------------------------------------------------------------------------
+
+
+def test_cli_export_import_and_plain_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`export FILE`, `import FILE` (a sync file by its gzip bytes) and `export --format csv`."""
+    from localmem.cli import main
+
+    phone, laptop = str(tmp_path / "phone.db"), str(tmp_path / "laptop.db")
+    assert main(["--db", phone, "add", "Sam ran 10K", "--user", "sam"]) == 0
+    capsys.readouterr()
+    assert main(["--db", phone, "export", str(tmp_path / "p.gz")]) == 0
+    assert "watermark 1" in capsys.readouterr().out
+    assert main(["--db", laptop, "import", str(tmp_path / "p.gz")]) == 0
+    assert capsys.readouterr().out.startswith("imported from device")
+    assert main(["--db", laptop, "import", str(tmp_path / "p.gz")]) == 0
+    assert capsys.readouterr().out.startswith("nothing new")
+    assert main(["--db", laptop, "export", "-", "--format", "csv", "--user", "sam"]) == 0
+    out = capsys.readouterr()
+    assert out.out.splitlines()[0].startswith("memory_id,user_id,kind") and "Sam ran 10K" in out.out
+    (tmp_path / "bad.gz").write_bytes(b"\x1f\x8bnot really")
+    assert main(["--db", laptop, "import", str(tmp_path / "bad.gz")]) == 1
+    err = capsys.readouterr()
+    assert err.out == "" and err.err.startswith("localmem: error:") and "nothing was applied" in err.err
+
+
+def test_cli_sync_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`localmem sync DIR` on two databases leaves them with the same digest."""
+    from localmem.cli import main
+
+    folder = tmp_path / "Sync"
+    folder.mkdir()
+    a, b = str(tmp_path / "a.db"), str(tmp_path / "b.db")
+    main(["--db", a, "add", "from a", "--user", "sam"])
+    main(["--db", b, "add", "from b", "--user", "sam"])
+    for db in (a, b, a):
+        assert main(["--db", db, "sync", str(folder)]) == 0
+    capsys.readouterr()
+    with localmem.open(a) as sa, localmem.open(b) as sb:
+        assert sa.digest() == sb.digest()

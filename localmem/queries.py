@@ -350,9 +350,10 @@ def read_page(
     after: tuple[int, int] | None,
     limit: int,
 ) -> Query:
-    """One page of :func:`read_as_of`, newest recorded first, after the cursor ``(recorded_at, seq)``.
+    """One page of :func:`read_as_of`, newest arrived first, after the cursor ``(arrived_at, seq)``.
 
-    The order is the one ``revisions_user`` (user_id, recorded_at, seq) holds, so a page
+    Rows are REVISION_COLUMNS then ``r.arrived_at`` (the next cursor). The order is the one
+    ``revisions_user`` (user_id, arrived_at, seq) holds, so a page
     walks the index from the cursor and stops after ``limit`` rows that pass the
     conditions: its work does not grow with the user's total number of revisions.
     ``only_expired`` keeps the memories expired at ``valid``.
@@ -370,11 +371,11 @@ def read_page(
         where.append("m.key = :key")
         params["key"] = key
     if after is not None:
-        where.append("(r.recorded_at, r.seq) < (:after_at, :after_seq)")
+        where.append("(r.arrived_at, r.seq) < (:after_at, :after_seq)")
         params.update({"after_at": after[0], "after_seq": after[1]})
     params["limit"] = limit
-    sql = f"""SELECT {REVISION_COLUMNS} {_FROM}
+    sql = f"""SELECT {REVISION_COLUMNS}, r.arrived_at {_FROM}
 WHERE {" AND ".join(where)}
-ORDER BY r.recorded_at DESC, r.seq DESC
+ORDER BY r.arrived_at DESC, r.seq DESC
 LIMIT :limit"""
     return Query(sql, params)

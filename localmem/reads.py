@@ -199,8 +199,8 @@ class Reads:
             rows = list(self._conn.execute(q.sql, q.params))
         more = len(rows) > limit
         rows = rows[:limit]
-        page = [revision_from_row(row, valid) for row in rows]
-        nxt = f"{rows[-1][18]}:{rows[-1][0]}" if more else None  # recorded_at, seq
+        page = [revision_from_row(row[:-1], valid) for row in rows]
+        nxt = f"{rows[-1][-1]}:{rows[-1][0]}" if more else None  # arrived_at, seq
         return page, nxt
 
     def search(

@@ -108,8 +108,8 @@ def build(store: localmem.Store, clock: FrozenClock, revisions: int, rng: random
     written = 0
     day = 0
     moved_at = datetime(2024, 12, 31, tzinfo=UTC)
-    with store.batch():
-        while written < revisions:
+    while written < revisions:
+        with store.batch():  # a day at a time: one transaction per day keeps the WAL small
             today = YEAR + timedelta(days=day % 365)
             clock.set(
                 datetime.combine(today, datetime.min.time(), UTC) + timedelta(hours=20, minutes=day // 365)

@@ -462,3 +462,12 @@ def test_json_values_round_trip(store: localmem.Store, value: object) -> None:
     got = store.get(m.memory_id)
     assert got is not None
     assert (got.value, got.attributes, got.source) == (value, {"v": value}, value)
+
+
+def test_users_are_every_user_with_a_memory_once_sorted(store: localmem.Store) -> None:
+    assert store.users() == []
+    for user in ("sam", "kim", "ana", "kim", "sam"):
+        store.add(f"note for {user}", user_id=user)
+    gone = store.add("to be erased", user_id="zed")
+    store.erase(gone.memory_id)
+    assert store.users() == ["ana", "kim", "sam", "zed"]  # an erased memory is still a memory

@@ -4,7 +4,7 @@
 
 Builds, through the public API, one user's year (2025) of memories: daily events on a
 topic with an explicit day of valid time ("dentist check-up went fine"), facts that change
-(a keyed home city, superseded), plans that expire, and corrections, until the store
+(a keyed home city, superseded at most once a day), plans that expire, and corrections, until the store
 holds the asked number of revisions. Each memory's topic and day are known, so each
 query's relevant memories are known by construction:
 
@@ -114,11 +114,12 @@ def build(store: localmem.Store, clock: FrozenClock, revisions: int, rng: random
             clock.set(
                 datetime.combine(today, datetime.min.time(), UTC) + timedelta(hours=20, minutes=day // 365)
             )
+            moved_today = False  # a home city changes at most once a day
             for _ in range(per_day):
                 roll = rng.random()
                 topic = rng.choice(TOPICS)
                 text = f"{topic} " + " ".join(rng.choices(FILLER, k=rng.randint(3, 8)))
-                if roll < 0.75:  # an event on a day
+                if roll < 0.75 or (roll >= 0.93 and moved_today):  # an event on a day
                     rev = store.add(
                         text,
                         user_id=USER,
@@ -148,6 +149,7 @@ def build(store: localmem.Store, clock: FrozenClock, revisions: int, rng: random
                     )
                     written += 1
                 else:  # a changing fact: each move starts a little after the last
+                    moved_today = True
                     moved_at = max(
                         moved_at + timedelta(seconds=1), datetime.combine(today, datetime.min.time(), UTC)
                     )

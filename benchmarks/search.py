@@ -8,7 +8,7 @@ topic with an explicit day of valid time ("dentist check-up went fine"), facts t
 holds the asked number of revisions. Each memory's topic and day are known, so each
 query's relevant memories are known by construction:
 
-* **topic queries** ("dentist"): relevant = the topic's memories that are current;
+* **topic queries** ("dentist"): relevant = the topic's memories (events and plans);
 * **time-bearing queries** ("what happened with the dentist last week?", asked as of a
   day): relevant = the topic's memories whose valid day lies in that week.
 
@@ -99,6 +99,7 @@ class Memory:
     memory_id: str
     topic: str
     day: date
+    kind: str = "event"  # or "plan": about the topic too, but not an event of its day
 
 
 def build(store: localmem.Store, clock: FrozenClock, revisions: int, rng: random.Random) -> list[Memory]:
@@ -139,7 +140,7 @@ def build(store: localmem.Store, clock: FrozenClock, revisions: int, rng: random
                     )
                     written += 1
                 elif roll < 0.93:  # a plan that expires
-                    store.add(
+                    plan = store.add(
                         f"plan {topic} " + " ".join(rng.choices(FILLER, k=3)),
                         user_id=USER,
                         kind="plan",
@@ -147,6 +148,7 @@ def build(store: localmem.Store, clock: FrozenClock, revisions: int, rng: random
                         expires=today + timedelta(days=rng.randint(1, 20)),
                         resolve=False,
                     )
+                    memories.append(Memory(plan.memory_id, topic, today, "plan"))
                     written += 1
                 else:  # a changing fact: each move starts a little after the last
                     moved_today = True
@@ -188,7 +190,9 @@ def queries(memories: list[Memory], rng: random.Random, n: int, store: localmem.
         monday = asked - timedelta(days=asked.weekday())
         last_week = (monday - timedelta(days=7), monday)
         relevant = {
-            m.memory_id for m in memories if m.topic == topic and last_week[0] <= m.day < last_week[1]
+            m.memory_id
+            for m in memories
+            if m.kind == "event" and m.topic == topic and last_week[0] <= m.day < last_week[1]
         }
         if not relevant:
             continue
@@ -242,7 +246,7 @@ def built(
         shutil.copyfile(kept, path)
         saved = json.loads(kept.with_suffix(".json").read_text())
         rng.setstate(_state(saved["rng"]))
-        memories = [Memory(m, t, date.fromisoformat(d)) for m, t, d in saved["memories"]]
+        memories = [Memory(m, t, date.fromisoformat(d), k) for m, t, d, k in saved["memories"]]
         return path, memories, saved["build_s"], rng
     clock = FrozenClock("2025-01-01T00:00:00Z")
     store = localmem.open(path, clock=clock)
@@ -253,7 +257,7 @@ def built(
     if kept is not None:
         kept.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, kept)
-        rows = [(m.memory_id, m.topic, m.day.isoformat()) for m in memories]
+        rows = [(m.memory_id, m.topic, m.day.isoformat(), m.kind) for m in memories]
         state = {"rng": rng.getstate(), "memories": rows, "build_s": built_s}
         kept.with_suffix(".json").write_text(json.dumps(state))
     return path, memories, built_s, rng

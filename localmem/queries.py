@@ -21,6 +21,8 @@ __all__ = [
     "REVISION_COLUMNS",
     "GET_AS_OF",
     "KEY_HEAD",
+    "KEY_HEAD_AFTER",
+    "NTH_LATEST_START",
     "Query",
     "get_as_of",
     "read_as_of",
@@ -309,6 +311,31 @@ WHERE m.user_id = ?1 AND m.key = ?2
   AND r.seq = (
     SELECT r2.seq FROM revisions AS r2
     WHERE r2.memory_id = m.memory_id
+    ORDER BY r2.hlc DESC, r2.origin DESC, r2.rev_id DESC
+    LIMIT 1)
+  AND r.retracted = 0 AND r.superseded_by IS NULL AND e.memory_id IS NULL
+ORDER BY r.valid_from DESC, r.recorded_at DESC, r.memory_id DESC
+LIMIT 1"""
+
+
+#: The valid_from of a user's (?2)-th latest-starting revision (index walk of revisions_valid).
+NTH_LATEST_START = (
+    "SELECT valid_from FROM revisions WHERE user_id = ?1 ORDER BY valid_from DESC LIMIT 1 OFFSET ?2 - 1"
+)
+
+#: KEY_HEAD among the memories whose current revision starts after ?3: it walks the user's
+#: revisions from the latest start down (revisions_valid) and stops at the first live value
+#: of the key, so its work does not grow with the key's history. Parameters (user_id, key,
+#: after). Exact when it finds one: any live value it did not walk starts at or before ?3.
+KEY_HEAD_AFTER = f"""SELECT {REVISION_COLUMNS}
+FROM revisions AS r INDEXED BY revisions_valid
+JOIN memories AS m ON m.memory_id = r.memory_id
+LEFT JOIN content AS c ON c.rev_seq = r.seq
+LEFT JOIN erasures AS e ON e.memory_id = r.memory_id
+WHERE r.user_id = ?1 AND r.valid_from > ?3 AND m.key = ?2
+  AND r.seq = (
+    SELECT r2.seq FROM revisions AS r2
+    WHERE r2.memory_id = r.memory_id
     ORDER BY r2.hlc DESC, r2.origin DESC, r2.rev_id DESC
     LIMIT 1)
   AND r.retracted = 0 AND r.superseded_by IS NULL AND e.memory_id IS NULL

@@ -93,6 +93,11 @@ from .sync import ExportSummary, ImportSummary, SyncSummary
 __all__ = ["Store", "open", "UNSET", "StoreInfo", "DoctorReport", "Check"]
 
 
+#: How many of a user's latest-starting revisions a new key value looks among for the key's
+#: current value before it reads the key's whole history.
+KEY_HEAD_WINDOW = 64
+
+
 class _Unset(enum.Enum):
     UNSET = "UNSET"
 
@@ -740,9 +745,22 @@ class Store(Reads, Replay):
                 "one it replaces (use correct() if the old account was wrong)"
             )
 
+    def _key_head_row(self, user_id: str, key: str) -> tuple[Any, ...] | None:
+        """The key's current value (queries.KEY_HEAD), found among the user's latest-starting
+        revisions first: a key that changes daily for years would otherwise make every new
+        value read all the earlier ones."""
+        boundary = self._conn.execute(queries.NTH_LATEST_START, (user_id, KEY_HEAD_WINDOW)).fetchone()
+        after = -(2**63) if boundary is None else boundary[0]
+        row: tuple[Any, ...] | None = self._conn.execute(
+            queries.KEY_HEAD_AFTER, (user_id, key, after)
+        ).fetchone()
+        if row is None and boundary is not None:  # the value starts before the window: look everywhere
+            row = self._conn.execute(queries.KEY_HEAD, (user_id, key)).fetchone()
+        return row
+
     def _key_head(self, user_id: str, key: str, vf: int, vt: int | None) -> Revision | None:
         """The memory a new value for ``key`` supersedes (None: keep both apart)."""
-        row = self._conn.execute(queries.KEY_HEAD, (user_id, key)).fetchone()
+        row = self._key_head_row(user_id, key)
         if row is None:
             return None
         head = revision_from_row(row, None)

@@ -479,3 +479,10 @@ class StoreMachine(RuleBasedStateMachine):
 def test_store_matches_model() -> None:
     """Random writes and clocks leave the store agreeing with the reference model on every read."""
     run_state_machine_as_test(StoreMachine, settings=settings(stateful_step_count=40))
+
+
+def test_store_matches_model_when_key_heads_are_found_past_a_tiny_window(monkeypatch: Any) -> None:
+    """The same, with the key-head lookup's window at one revision, so new key values take both
+    paths (found among the latest starts, and the whole key's history) all the time."""
+    monkeypatch.setattr(localmem.store, "KEY_HEAD_WINDOW", 1)
+    run_state_machine_as_test(StoreMachine, settings=settings(stateful_step_count=40))

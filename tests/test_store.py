@@ -471,3 +471,27 @@ def test_users_are_every_user_with_a_memory_once_sorted(store: localmem.Store) -
     gone = store.add("to be erased", user_id="zed")
     store.erase(gone.memory_id)
     assert store.users() == ["ana", "kim", "sam", "zed"]  # an erased memory is still a memory
+
+
+@pytest.mark.parametrize("window", [1, 2, 5, 64, 10_000])
+def test_a_keys_current_value_is_the_same_whatever_the_lookup_window(
+    store: localmem.Store, clock: FrozenClock, monkeypatch: pytest.MonkeyPatch, window: int
+) -> None:
+    """A key changed daily among dated events, one value retracted and one kept as history: the
+    bounded lookup agrees with reading the key's whole history."""
+    monkeypatch.setattr(localmem.store, "KEY_HEAD_WINDOW", window)
+    start = datetime(2025, 1, 1, tzinfo=UTC)
+    for day in range(30):
+        at = start + timedelta(days=day)
+        clock.set(at)
+        store.add(f"weight {70 + day % 3}", user_id="sam", key="weight", valid_from=at)
+        store.add("ran", user_id="sam", valid_from=at + timedelta(hours=1), valid_to=at + timedelta(hours=2))
+    clock.set(start + timedelta(days=40))
+    last = store.read("sam", key="weight")[-1]
+    store.retract(last.memory_id, reason="scale was off")
+    store.add("weight 60", user_id="sam", key="weight", valid_from=start - timedelta(days=10),
+              valid_to=start - timedelta(days=9))  # history, before the first value
+    whole = store.connection.execute(localmem.queries.KEY_HEAD, ("sam", "weight")).fetchone()
+    assert store._key_head_row("sam", "weight") == whole
+    new = store.add("weight 71", user_id="sam", key="weight", valid_from=start + timedelta(days=35))
+    assert new.supersedes == whole[2]  # the one live value: the history one (the rest superseded)

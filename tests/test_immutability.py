@@ -27,7 +27,8 @@ from localmem.testing import FrozenClock
 
 #: The tables that hold revisions (and what the store knows about itself).
 TABLES = ("store_meta", "memories", "revisions", "content", "erasures", "usage",
-          "runs", "run_events", "artifacts", "decisions", "decision_sources", "derivations")
+          "runs", "run_events", "artifacts", "decisions", "decision_sources", "derivations",
+          "imports", "extra_tombstones", "sync_peers")
 
 #: Per table, a column and a new value its CHECK constraints accept, so that only
 #: the immutability triggers can refuse the change.
@@ -45,6 +46,9 @@ CHANGE = {
     # Links name existing revisions (foreign keys): the same id, rewritten, is still a change refused.
     "decision_sources": ("rev_id", "rev_id"),
     "derivations": ("source_rev", "source_rev"),
+    "imports": ("arrived_at", "arrived_at + 1"),
+    "extra_tombstones": ("reason", "'changed'"),
+    "sync_peers": ("mark", "mark + 1"),
 }
 
 #: The primary key of each table, for the upsert form of an update.
@@ -61,6 +65,9 @@ PRIMARY_KEY = {
     "decisions": "decision_id",
     "decision_sources": "decision_id, position",
     "derivations": "memory_id, position",
+    "imports": "import_id",
+    "extra_tombstones": "tomb_id",
+    "sync_peers": "seq",
 }
 
 
@@ -151,6 +158,19 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
         hits = run.search("Ann")
         run.record_decision("reply", retrieved=hits, prompt="Ann lives in Porto")
         store.derive("Ann: Porto, green tea", from_=hits)
+        # Sync: a phone shares a memory, both devices erase it, the phone's tombstone arrives
+        # second (an extra tombstone), and a sync folder records how far it read the phone.
+        phone_path, folder = path.parent / "phone.db", path.parent / "shared"
+        folder.mkdir()
+        with localmem.open(phone_path, clock=clock) as phone:
+            shared = phone.add("Ann's old number", user_id="ann")
+            phone.export(path.parent / "first.lmsync.gz")
+            store.import_(path.parent / "first.lmsync.gz")
+            clock.advance(minutes=1)
+            phone.erase(shared.memory_id, reason="on the phone")
+            store.erase(shared.memory_id, reason="on the laptop")
+            phone.sync_dir(folder)
+        store.sync_dir(folder)
         for table in TABLES:
             count = store.connection.execute(f"SELECT count(*) FROM {table}").get
             assert count > 0, f"{table} is empty: the statements below would change nothing"

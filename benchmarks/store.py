@@ -65,9 +65,11 @@ _MEAN_STEP_S = 30.0  # clock step between writes: 1M writes span about a year
 # planner peeks at the bound value, sqlite3ExprIsInteger, and marks the
 # statement as depending on it), so the "limit" would include a full parse
 # and plan on every call.
+# The as-of rule since sync (schema 7): among the revisions arrived by known_at, the
+# greatest hybrid logical clock (revisions_asof serves exactly this order).
 RAW_ASOF_SQL = (
-    "SELECT * FROM revisions WHERE memory_id = ? AND recorded_at <= ?"
-    " ORDER BY recorded_at DESC, seq DESC LIMIT 1"
+    "SELECT * FROM revisions WHERE memory_id = ? AND arrived_at <= ?"
+    " ORDER BY hlc DESC, origin DESC, rev_id DESC LIMIT 1"
 )
 
 ZONES = ("Europe/Berlin", "America/New_York", "Asia/Tokyo", "UTC", "Australia/Sydney",

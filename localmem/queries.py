@@ -24,6 +24,7 @@ __all__ = [
     "KEY_HEAD_AFTER",
     "NTH_LATEST_START",
     "Query",
+    "Scope",
     "get_as_of",
     "read_as_of",
     "search_as_of",
@@ -62,6 +63,19 @@ r.seq = (
     ORDER BY r2.hlc DESC, r2.origin DESC, r2.rev_id DESC
     LIMIT 1
 )"""
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Which memories a search looks among: one user's current knowledge as known at ``known``,
+    valid at ``valid`` (see _read_conditions), narrowed by a compiled filter if any."""
+
+    user_id: str
+    known: int
+    valid: int
+    current_only: bool
+    include_expired: bool
+    extra: tuple[str, dict[str, object]] | None  # a compiled filter: SQL and its parameters
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,37 +133,26 @@ def _read_conditions(
     return where, params
 
 
-def _search_conditions(
-    user_id: str,
-    known: int,
-    valid: int,
-    current_only: bool,
-    include_expired: bool,
-    extra: tuple[str, dict[str, object]] | None,
-) -> tuple[list[str], dict[str, object]]:
+def _search_conditions(scope: Scope) -> tuple[list[str], dict[str, object]]:
     """A search's scope: the user's current knowledge as of ``known`` (see _read_conditions), filtered."""
     where, params = _read_conditions(
-        user_id, known, valid, current_only, include_expired, False, started=True
+        scope.user_id, scope.known, scope.valid, scope.current_only, scope.include_expired, False,
+        started=True,
     )
-    if extra is not None:
-        where.append(f"({extra[0]})")
-        params.update(extra[1])
+    if scope.extra is not None:
+        where.append(f"({scope.extra[0]})")
+        params.update(scope.extra[1])
     return where, params
 
 
 def search_as_of(
-    user_id: str,
+    scope: Scope,
     term: str,
     *,
     top: int,
     bottom: int = 0,
     newest: bool = True,
     cap: int,
-    known: int,
-    valid: int,
-    current_only: bool,
-    include_expired: bool,
-    extra: tuple[str, dict[str, object]] | None,
 ) -> Query:
     """The user's memories, as known at ``known``, whose text then holds ``term`` (an FTS5 query).
 
@@ -160,7 +163,7 @@ def search_as_of(
     more is written. Only FTS5's match is used, never its statistics: those count every
     revision ever written, and a search read as of a time must not see later ones.
     """
-    where, params = _search_conditions(user_id, known, valid, current_only, include_expired, extra)
+    where, params = _search_conditions(scope)
     params.update({"term": term, "top": top, "bottom": bottom, "cap": cap})
     found = f"""SELECT rowid FROM content_fts WHERE content_fts MATCH :term AND rowid BETWEEN :bottom AND :top
     ORDER BY rowid {"DESC" if newest else "ASC"} LIMIT :cap"""
@@ -209,7 +212,7 @@ _PLACED = """(
 
 
 def near_in_time(
-    user_id: str,
+    scope: Scope,
     *,
     mid: int,
     lo: int,
@@ -217,11 +220,6 @@ def near_in_time(
     reach: int,
     day: int,
     cap: int,
-    known: int,
-    valid: int,
-    current_only: bool,
-    include_expired: bool,
-    extra: tuple[str, dict[str, object]] | None,
 ) -> Query:
     """The user's memories placed in time whose start is nearest ``mid``: ``cap`` on each side.
 
@@ -230,7 +228,7 @@ def near_in_time(
     than ``reach`` before ``lo``. Both sides walk ``revisions_valid`` outwards from ``mid``
     and stop at ``cap``, so the work is bounded however many memories the window holds.
     """
-    where, params = _search_conditions(user_id, known, valid, current_only, include_expired, extra)
+    where, params = _search_conditions(scope)
     params.update(
         {"mid": mid, "lo": lo, "lo_day": lo - day, "hi_day": hi + day, "from": lo - reach, "cap": cap}
     )
@@ -243,18 +241,9 @@ def near_in_time(
     return Query(_light_in_scope(found, where), params)
 
 
-def in_scope(
-    user_id: str,
-    seqs: list[int],
-    *,
-    known: int,
-    valid: int,
-    current_only: bool,
-    include_expired: bool,
-    extra: tuple[str, dict[str, object]] | None,
-) -> Query:
+def in_scope(scope: Scope, seqs: list[int]) -> Query:
     """The light rows of these revisions that are in a search's scope (see search_as_of)."""
-    where, params = _search_conditions(user_id, known, valid, current_only, include_expired, extra)
+    where, params = _search_conditions(scope)
     params["seqs"] = json.dumps(seqs)
     return Query(_light_in_scope("SELECT value FROM json_each(:seqs)", where), params)
 

@@ -56,6 +56,7 @@ from . import queries
 from .clock import from_micros, to_micros
 from .embedding import Embedder, nearest
 from .errors import InvalidInputError
+from .queries import Scope
 from .resolver import TimeMention, find_times
 from .revision import Revision, revision_from_row
 
@@ -240,27 +241,6 @@ def windows_of(mentions: list[TimeMention], at: int) -> list[tuple[int, int]]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class Scope:
-    """Which memories a search looks among: one user's, as known at ``known`` (see the rules above)."""
-
-    user_id: str
-    known: int
-    valid: int
-    current_only: bool
-    include_expired: bool
-    extra: tuple[str, dict[str, object]] | None  # a compiled filter
-
-    def kwargs(self) -> dict[str, Any]:
-        return {
-            "known": self.known,
-            "valid": self.valid,
-            "current_only": self.current_only,
-            "include_expired": self.include_expired,
-            "extra": self.extra,
-        }
-
-
 #: How many matching revisions each term contributes, newest first (and, for a query with a
 #: time phrase, as many recorded from the window's start on): the work of a search is bounded
 #: whatever the store's size. A common word finds its newest matches; a rare one all of them.
@@ -303,9 +283,8 @@ def _by_words(
 
     def gather(fts: str, holds: list[str], bottom: int = 0, newest: bool = True) -> None:
         q = queries.search_as_of(
-            scope.user_id, f"{owner} AND text : ({fts})", top=top, bottom=bottom, newest=newest,
-            cap=cap, **scope.kwargs(),
-        )  # fmt: skip
+            scope, f"{owner} AND text : ({fts})", top=top, bottom=bottom, newest=newest, cap=cap
+        )
         for row in conn.execute(q.sql, q.params):
             c = _candidate(row)
             found[c.memory_id] = c
@@ -342,9 +321,8 @@ def _by_time(
     for lo, hi in windows:
         reach = 4 * max(hi - lo, _DAY_US)
         q = queries.near_in_time(
-            scope.user_id, mid=lo + (hi - lo) // 2, lo=lo, hi=hi, reach=reach, day=_DAY_US,
-            cap=CANDIDATES_BY_TIME, **scope.kwargs(),
-        )  # fmt: skip
+            scope, mid=lo + (hi - lo) // 2, lo=lo, hi=hi, reach=reach, day=_DAY_US, cap=CANDIDATES_BY_TIME
+        )
         out.extend(_candidate(row) for row in conn.execute(q.sql, q.params))
     return out
 
@@ -368,7 +346,7 @@ def _by_meaning(
     ]
     if not near:
         return {}
-    q = queries.in_scope(scope.user_id, [seq for seq, _, _ in near], **scope.kwargs())
+    q = queries.in_scope(scope, [seq for seq, _, _ in near])
     kept = {c.seq: c for c in map(_candidate, conn.execute(q.sql, q.params))}
     return {memory_id: (kept[seq], 1.0 - distance) for seq, memory_id, distance in near if seq in kept}
 

@@ -370,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         json.dumps(
             {
-                "benchmark": "localmem.search",
+                "benchmark": "localmem.search.ranking",
                 "commit": git_commit(),
                 "sizes": [
                     {k: v for k, v in r.items() if k != "results"}

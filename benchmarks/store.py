@@ -40,7 +40,7 @@ import apsw
 from provenance import git_commit  # benchmarks/ is on sys.path when a script here runs
 
 import localmem
-from localmem import queries
+from localmem.core import sql as queries
 from localmem.testing import FrozenClock
 
 ROOT = Path(__file__).resolve().parent.parent

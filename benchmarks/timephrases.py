@@ -2,7 +2,7 @@
 
     python benchmarks/timephrases.py [--data DIR] [--tz UTC] [--show-misses N] [--fp]
 
-Runs ``localmem.resolver.find_times`` and the dateparser baseline of the
+Runs ``localmem.time.resolver.find_times`` and the dateparser baseline of the
 reference scorer (``score.dateparser_resolver``: ``search_dates``, each phrase
 re-read for its period) and prints, side by side, with the targets:
 
@@ -109,9 +109,9 @@ def load_scorer(data: Path) -> ModuleType:
 
 def find_times_function() -> Callable[..., list[Any]]:
     try:
-        from localmem.resolver import find_times
+        from localmem.time.resolver import find_times
     except ImportError as exc:
-        raise SystemExit(f"cannot import localmem.resolver.find_times ({exc}): "
+        raise SystemExit(f"cannot import localmem.time.resolver.find_times ({exc}): "
                          "is localmem/resolver.py written and the package installed?") from exc
     return find_times
 

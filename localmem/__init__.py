@@ -4,10 +4,8 @@ Two clocks on every memory (when it was true, and when the app learned it),
 nothing ever overwritten, one SQLite file. Start with :func:`open`.
 """
 
-from .clock import Clock, TimeInput, system_clock
-from .compare import Comparison, Perspective
-from .derive import Provenance, Staleness
-from .embedding import Embedder
+from .core.filters import InvalidFilterError
+from .core.revision import Change, Erasure, Revision, Snapshot
 from .errors import (
     BatchAbortedError,
     CorruptDatabaseError,
@@ -32,16 +30,18 @@ from .errors import (
     SyncVersionError,
     UnknownZoneError,
 )
-from .filters import InvalidFilterError
-from .interval import PRECISIONS, ValidTime
-from .knew import DiffEntry, KnowledgeDiff
-from .receipts import Decision
-from .resolver import TimeMention, find_times
-from .revision import Change, Erasure, Revision, Snapshot
-from .runs import Run, RunEvent, View
-from .search import Hit
+from .replay.compare import Comparison, Perspective
+from .replay.derive import Provenance, Staleness
+from .replay.knew import DiffEntry, KnowledgeDiff
+from .replay.receipts import Decision
+from .replay.runs import Run, RunEvent, View
+from .search.embedding import Embedder
+from .search.ranking import Hit
 from .store import UNSET, Check, DoctorReport, Store, StoreInfo, open
-from .sync import ExportSummary, ImportSummary, SyncSummary
+from .sync.files import ExportSummary, ImportSummary, SyncSummary
+from .time.clock import Clock, TimeInput, system_clock
+from .time.interval import PRECISIONS, ValidTime
+from .time.resolver import TimeMention, find_times
 
 __all__ = [
     "open",

@@ -46,24 +46,20 @@ from zoneinfo import ZoneInfo
 
 import apsw
 
-from . import queries
-from . import sync as _sync
-from ._db import APPLICATION_ID, SCHEMA_VERSION, connect, map_errors, schema_sql, transaction
-from .clock import (
-    Clock,
-    Moment,
-    TimeInput,
-    from_micros,
-    instant_micros,
-    parse_time,
-    period_end,
-    system_clock,
-    to_micros,
-    zone,
+from .core import sql as queries
+from .core.db import APPLICATION_ID, SCHEMA_VERSION, connect, map_errors, schema_sql, transaction
+from .core.doctor import Check, DoctorReport, run_checks
+from .core.ids import new_id
+from .core.inputs import check_text, encode_attributes, encode_json, observed_micros, optional_text
+from .core.messages import import_messages, read_times
+from .core.reads import Reads
+from .core.revision import (
+    Erasure,
+    Revision,
+    _new_revision,
+    loads_json,
+    revision_from_row,
 )
-from .doctor import Check, DoctorReport, run_checks
-from .embedding import BATCH_SIZE, Embedder, Pending, check_embedder, check_model, load_vec, missing
-from .embedding import store_vectors as _store_vectors
 from .errors import (
     BatchAbortedError,
     ErasedError,
@@ -75,20 +71,24 @@ from .errors import (
     NotFoundError,
     StorageError,
 )
-from .ids import new_id
-from .inputs import check_text, encode_attributes, encode_json, observed_micros, optional_text
-from .interval import check_interval, check_precision
-from .messages import import_messages, read_times
-from .reads import Reads
-from .replay import Replay
-from .revision import (
-    Erasure,
-    Revision,
-    _new_revision,
-    loads_json,
-    revision_from_row,
+from .replay.facade import Replay
+from .search.embedding import BATCH_SIZE, Embedder, Pending, check_embedder, check_model, load_vec, missing
+from .search.embedding import store_vectors as _store_vectors
+from .sync import files as _sync
+from .sync.files import ExportSummary, ImportSummary, SyncSummary
+from .time.clock import (
+    Clock,
+    Moment,
+    TimeInput,
+    from_micros,
+    instant_micros,
+    parse_time,
+    period_end,
+    system_clock,
+    to_micros,
+    zone,
 )
-from .sync import ExportSummary, ImportSummary, SyncSummary
+from .time.interval import check_interval, check_precision
 
 __all__ = ["Store", "open", "UNSET", "StoreInfo", "DoctorReport", "Check"]
 

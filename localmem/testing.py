@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from .clock import TimeInput, parse_time, zone
+from .time.clock import TimeInput, parse_time, zone
 
 __all__ = ["FrozenClock"]
 

@@ -12,8 +12,8 @@ from typing import Any
 import apsw
 import pytest
 
-from localmem import _db
 from localmem.cli import main
+from localmem.core import db as _db
 
 
 class CLI:

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import localmem
-from localmem.clock import from_micros, parse_time, period_end, to_micros, zone
 from localmem.testing import FrozenClock
+from localmem.time.clock import from_micros, parse_time, period_end, to_micros, zone
 
 BERLIN = ZoneInfo("Europe/Berlin")
 

@@ -19,7 +19,7 @@ import apsw
 import pytest
 
 import localmem
-from localmem import _db
+from localmem.core import db as _db
 from localmem.testing import FrozenClock
 
 

@@ -21,11 +21,12 @@ import pytest
 from embedders import HashEmbedder
 
 import localmem
-from localmem import _db, embedding
-from localmem._db import transaction
-from localmem.clock import to_micros
-from localmem.embedding import nearest, pack, unpack
+from localmem.core import db as _db
+from localmem.core.db import transaction
+from localmem.search import embedding
+from localmem.search.embedding import nearest, pack, unpack
 from localmem.testing import FrozenClock
+from localmem.time.clock import to_micros
 
 T0 = "2026-03-02T08:00:00Z"
 
@@ -337,7 +338,7 @@ def test_nearest_compares_the_revision_an_as_of_read_returns(
         found = nearest(vstore.connection, embedder, user_id="sam", known=known, query="knee", k=5)
         # One row per memory: the revision an as-of read returns.
         assert [seq for seq, _, _ in found] == [rev_seq(vstore, rev)]
-        as_of = vstore.get(rev1.memory_id, known_at=localmem.clock.from_micros(known))
+        as_of = vstore.get(rev1.memory_id, known_at=localmem.time.clock.from_micros(known))
         assert as_of is not None and as_of.rev_id == rev.rev_id
         assert found[0][2] > then[0][2]  # 'knee' is further from the ankle text
 

@@ -20,7 +20,7 @@ import apsw
 import pytest
 
 import localmem
-from localmem._db import connect
+from localmem.core.db import connect
 from localmem.testing import FrozenClock
 
 _names = itertools.count()

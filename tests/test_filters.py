@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import localmem
-from localmem.filters import MAX_DEPTH, InvalidFilterError, compile_filter
+from localmem.core.filters import MAX_DEPTH, InvalidFilterError, compile_filter
 from localmem.testing import FrozenClock
 
 BERLIN = ZoneInfo("Europe/Berlin")

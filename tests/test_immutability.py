@@ -22,7 +22,7 @@ import pytest
 import sqlite_utils
 
 import localmem
-from localmem._db import transaction
+from localmem.core.db import transaction
 from localmem.testing import FrozenClock
 
 #: The tables that hold revisions (and what the store knows about itself).

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 import localmem
-from localmem.interval import PRECISIONS, ValidTime, check_precision
+from localmem.time.interval import PRECISIONS, ValidTime, check_precision
 
 
 def utc(*a: int) -> datetime:
@@ -44,7 +44,7 @@ def test_half_open_contains() -> None:
 
 def test_precision_names_match_the_schema() -> None:
     """PRECISIONS is the same list the schema's CHECK accepts."""
-    from localmem._db import schema_sql
+    from localmem.core.db import schema_sql
 
     for p in PRECISIONS:
         assert f"'{p}'" in schema_sql()

@@ -1,7 +1,7 @@
 """Model-based test: the store against a small, obvious reference model of its rules.
 
 The model is written from DESIGN.md and the docstrings of ``localmem.store`` and
-``localmem.queries``, not from the store's code: a plain list of revisions,
+``localmem.core.sql``, not from the store's code: a plain list of revisions,
 appended per write, and reads that filter that list. A hypothesis state machine
 drives both with random writes on a frozen clock (moved forwards, not at all, or
 backwards) and compares every read at many (known_at, valid_at) points, chosen

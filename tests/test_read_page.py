@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import localmem
-from localmem import demo
+from localmem.cli import demo
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import localmem
-from localmem.clock import from_micros, to_micros
 from localmem.testing import FrozenClock
+from localmem.time.clock import from_micros, to_micros
 
 START = "2026-03-02T08:00:00Z"
 

@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import localmem
-from localmem.resolver import TimeMention, find_times, rewrite
+from localmem.time.resolver import TimeMention, find_times, rewrite
 
 WED = "2025-06-18T15:00:00+02:00"  # Wednesday, mid-afternoon in Berlin
 BERLIN = "Europe/Berlin"

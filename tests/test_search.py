@@ -95,7 +95,7 @@ def test_a_query_that_is_only_a_time_ranks_by_time(coach: localmem.Store) -> Non
 def test_no_time_phrase_no_time_score(coach: localmem.Store) -> None:
     hits = coach.search("knee", user_id="sam")
     assert hits and all(
-        h.time is None and h.score == h.text + localmem.search.USAGE_WEIGHT * h.usage for h in hits
+        h.time is None and h.score == h.text + localmem.search.ranking.USAGE_WEIGHT * h.usage for h in hits
     )
 
 
@@ -334,8 +334,8 @@ def test_usage_is_logged_per_hit_with_its_run(clock: FrozenClock) -> None:
 @pytest.fixture
 def busy(clock: FrozenClock, monkeypatch: pytest.MonkeyPatch) -> localmem.Store:
     """Two months of daily notes, each said and recorded on its day; the words are common."""
-    monkeypatch.setattr(localmem.search, "CANDIDATES_PER_TERM", 5)
-    monkeypatch.setattr(localmem.search, "CANDIDATES_BY_TIME", 2)
+    monkeypatch.setattr(localmem.search.ranking, "CANDIDATES_PER_TERM", 5)
+    monkeypatch.setattr(localmem.search.ranking, "CANDIDATES_BY_TIME", 2)
     store = localmem.open(":memory:", clock=clock)
     for day in range(60):
         at = datetime(2025, 1, 1, 18, tzinfo=UTC) + timedelta(days=day)
@@ -438,7 +438,7 @@ def test_meaning_is_read_as_of_a_time_and_within_the_scope(
 
 
 def test_reciprocal_rank_fusion_sums_ranks_and_scales_the_best_to_one() -> None:
-    fused = localmem.search.fuse([{"a": 2.0, "b": 1.0}, {"b": 0.9, "c": 0.5}])
+    fused = localmem.search.ranking.fuse([{"a": 2.0, "b": 1.0}, {"b": 0.9, "c": 0.5}])
     b = 1 / 62 + 1 / 61
     assert fused == pytest.approx({"a": (1 / 61) / b, "b": 1.0, "c": (1 / 62) / b})
 

@@ -396,7 +396,7 @@ def test_memory_id_prefix_resolves(store: localmem.Store) -> None:
 
 def test_ids_are_time_ordered_ulids() -> None:
     """Ids are 26 Crockford base32 characters whose order follows the time they encode."""
-    from localmem.ids import is_id, new_id
+    from localmem.core.ids import is_id, new_id
 
     ids = [new_id(t * 1000) for t in (0, 1, 2**40, 2**47)]
     assert all(is_id(i) for i in ids) and ids == sorted(ids)
@@ -491,7 +491,7 @@ def test_a_keys_current_value_is_the_same_whatever_the_lookup_window(
     store.retract(last.memory_id, reason="scale was off")
     store.add("weight 60", user_id="sam", key="weight", valid_from=start - timedelta(days=10),
               valid_to=start - timedelta(days=9))  # history, before the first value
-    whole = store.connection.execute(localmem.queries.KEY_HEAD, ("sam", "weight")).fetchone()
+    whole = store.connection.execute(localmem.core.sql.KEY_HEAD, ("sam", "weight")).fetchone()
     assert store._key_head_row("sam", "weight") == whole
     new = store.add("weight 71", user_id="sam", key="weight", valid_from=start + timedelta(days=35))
     assert new.supersedes == whole[2]  # the one live value: the history one (the rest superseded)

@@ -83,7 +83,7 @@ def test_file_is_gzip_json_lines_readable_without_localmem(phone: localmem.Store
     lines = gzip.decompress(Path(out.path).read_bytes()).splitlines(keepends=True)
     header, trailer = json.loads(lines[0]), json.loads(lines[-1])
     assert header["format"] == "localmem-sync" and header["format_version"] == 1
-    assert header["schema_version"] == localmem._db.SCHEMA_VERSION
+    assert header["schema_version"] == localmem.core.db.SCHEMA_VERSION
     assert header["origin"] == phone.device_id and header["watermark"] == {"from": 0, "to": 1}
     assert header["counts"] == {"memory": 1, "revision": 1, "derivation": 0, "tombstone": 0}
     assert trailer["end"]["sha256"] == hashlib.sha256(b"".join(lines[:-1])).hexdigest()
@@ -322,7 +322,7 @@ def test_a_row_breaking_a_constraint_rolls_the_whole_import_back(
 
 _CHILD = """
 import sys, time
-import localmem, localmem.sync as sync
+import localmem, localmem.sync.files as sync
 from localmem.testing import FrozenClock
 row = sync._Apply.row
 def slow(self, n, obj):

@@ -9,7 +9,7 @@ from textual.widgets import Input, OptionList, Static
 from tui_helpers import SIZE, answer, demo_store, goto_row, make_app, pilot_test, rows, settle
 
 import localmem
-from localmem import demo
+from localmem.cli import demo
 from localmem.testing import FrozenClock
 from tui import LocalmemApp
 from tui.format import interval, word_diff

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 import tui
-from localmem import demo
-from localmem.cli import main
+from localmem.cli import demo, main
 
 
 class _Started(Exception):

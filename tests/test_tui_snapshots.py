@@ -13,7 +13,7 @@ import pytest
 from textual.pilot import Pilot
 from tui_helpers import SIZE, answer, demo_store, goto_row, make_app, settle
 
-from localmem import demo
+from localmem.cli import demo
 from localmem.testing import FrozenClock
 from tui import LocalmemApp
 

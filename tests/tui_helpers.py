@@ -15,7 +15,8 @@ from textual.widgets import DataTable, Input
 from textual.worker import WorkerState
 
 import localmem
-from localmem import demo, ids
+from localmem.cli import demo
+from localmem.core import ids
 from localmem.testing import FrozenClock
 from tui import LocalmemApp
 

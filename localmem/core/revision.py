@@ -13,8 +13,8 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
-from .clock import from_micros
-from .interval import ValidTime
+from ..time.clock import from_micros
+from ..time.interval import ValidTime
 
 __all__ = ["Revision", "Change", "Snapshot", "Erasure", "revision_from_row", "changes"]
 

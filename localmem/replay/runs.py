@@ -33,19 +33,19 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from . import replay_queries as rq
-from .clock import UTC_ZONE, TimeInput, from_micros, instant_micros, to_micros
-from .errors import InvalidInputError, InvalidOperationError, NotFoundError, RunConflictError
-from .inputs import check_text
-from .revision import Change, Revision, Snapshot
-from .search import Hit
+from ..core.inputs import check_text
+from ..core.revision import Change, Revision, Snapshot
+from ..errors import InvalidInputError, InvalidOperationError, NotFoundError, RunConflictError
+from ..search.ranking import Hit
+from ..time.clock import UTC_ZONE, TimeInput, from_micros, instant_micros, to_micros
+from . import sql as rq
 
 if TYPE_CHECKING:
     import apsw
 
+    from ..store import Store
     from .derive import Provenance
     from .receipts import Decision
-    from .store import Store
 
 __all__ = ["RunEvent", "View", "Run", "open_run"]
 

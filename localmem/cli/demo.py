@@ -11,8 +11,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from .store import Store, open
-from .testing import FrozenClock
+from ..store import Store, open
+from ..testing import FrozenClock
 
 __all__ = ["build", "summary", "FEE_USER", "SAM"]
 

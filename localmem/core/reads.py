@@ -16,16 +16,16 @@ from zoneinfo import ZoneInfo
 
 import apsw
 
-from . import queries
-from ._db import map_errors
-from .clock import UTC_ZONE, TimeInput, from_micros, is_date_form, to_micros, zone
-from .derive import IS_DERIVED, mark_stale
-from .embedding import Embedder
-from .errors import InvalidInputError, NotFoundError
+from ..errors import InvalidInputError, NotFoundError
+from ..replay.derive import IS_DERIVED, mark_stale
+from ..search.embedding import Embedder
+from ..search.ranking import Hit, Scope, run_search
+from ..time.clock import UTC_ZONE, TimeInput, from_micros, is_date_form, to_micros, zone
+from . import sql as queries
+from .db import map_errors
 from .filters import compile_filter
 from .inputs import check_text, optional_text
 from .revision import Change, Erasure, Revision, Snapshot, changes, revision_from_row
-from .search import Hit, Scope, run_search
 
 __all__ = ["Reads"]
 

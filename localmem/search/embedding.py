@@ -56,7 +56,7 @@ from typing import NamedTuple, Protocol, cast, runtime_checkable
 
 import apsw
 
-from .errors import (
+from ..errors import (
     EmbeddingError,
     EmbeddingMismatchError,
     EmbeddingUnavailableError,

@@ -36,9 +36,9 @@ from datetime import date
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from .clock import parse_time, period_end, to_micros
-from .errors import InvalidInputError, LocalmemError
-from .interval import PRECISIONS
+from ..errors import InvalidInputError, LocalmemError
+from ..time.clock import parse_time, period_end, to_micros
+from ..time.interval import PRECISIONS
 
 __all__ = ["MAX_DEPTH", "OPERATORS", "FIELDS", "InvalidFilterError", "Compiled", "compile_filter"]
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from .errors import InvalidInputError, InvalidIntervalError
+from ..errors import InvalidInputError, InvalidIntervalError
 
 __all__ = ["PRECISIONS", "ValidTime", "check_precision", "check_interval", "render_interval"]
 

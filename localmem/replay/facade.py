@@ -11,22 +11,22 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
+from ..core.db import map_errors
+from ..core.inputs import check_text, optional_text
+from ..core.revision import Revision
+from ..search.ranking import Hit
+from ..time.clock import TimeInput
 from . import compare as compare_
 from . import derive as derive_
 from . import knew, receipts, runs
-from ._db import map_errors
-from .clock import TimeInput
 from .compare import Comparison
 from .derive import Provenance
-from .inputs import check_text, optional_text
 from .knew import KnowledgeDiff
 from .receipts import Decision
-from .revision import Revision
 from .runs import Run, View
-from .search import Hit
 
 if TYPE_CHECKING:
-    from .store import Store
+    from ..store import Store
 
 __all__ = ["Replay"]
 

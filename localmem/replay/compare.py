@@ -27,15 +27,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from .clock import UTC_ZONE, TimeInput, from_micros, instant_micros
-from .errors import InvalidInputError
-from .ids import is_id
-from .revision import Revision
+from ..core.ids import is_id
+from ..core.revision import Revision
+from ..errors import InvalidInputError
+from ..search.ranking import Hit
+from ..time.clock import UTC_ZONE, TimeInput, from_micros, instant_micros
 from .runs import View
-from .search import Hit
 
 if TYPE_CHECKING:
-    from .store import Store
+    from ..store import Store
 
 __all__ = ["Perspective", "Comparison", "compare", "render_answer", "short_times"]
 

@@ -12,13 +12,13 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from .clock import from_micros, parse_time, to_micros, zone
-from .errors import InvalidInputError
-from .resolver import find_times, rewrite
+from ..errors import InvalidInputError
+from ..time.clock import from_micros, parse_time, to_micros, zone
+from ..time.resolver import find_times, rewrite
 
 if TYPE_CHECKING:
+    from ..store import Store
     from .revision import Revision
-    from .store import Store
 
 __all__ = ["import_messages", "read_times"]
 

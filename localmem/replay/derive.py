@@ -35,20 +35,20 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from . import queries
-from . import replay_queries as rq
-from .clock import TimeInput, from_micros, parse_time, to_micros
-from .errors import ErasedError, InvalidInputError, InvalidOperationError, NotFoundError
-from .ids import new_id
-from .inputs import check_text, encode_attributes, encode_json, optional_text
-from .interval import PRECISIONS, check_interval, check_precision
-from .revision import Revision, revision_from_row
-from .search import Hit
+from ..core import sql as queries
+from ..core.ids import new_id
+from ..core.inputs import check_text, encode_attributes, encode_json, optional_text
+from ..core.revision import Revision, revision_from_row
+from ..errors import ErasedError, InvalidInputError, InvalidOperationError, NotFoundError
+from ..search.ranking import Hit
+from ..time.clock import TimeInput, from_micros, parse_time, to_micros
+from ..time.interval import PRECISIONS, check_interval, check_precision
+from . import sql as rq
 
 if TYPE_CHECKING:
     import apsw
 
-    from .store import Store
+    from ..store import Store
 
 __all__ = [
     "IS_DERIVED",

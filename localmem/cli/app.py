@@ -18,15 +18,15 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from ..core.db import default_path
+from ..core.revision import Change, Revision, Snapshot
+from ..errors import InvalidInputError, LocalmemError
+from ..store import UNSET, Store
+from ..store import open as open_store
+from ..sync.files import is_sync_file, write_plain
+from ..time.clock import Clock, parse_time, system_clock, zone
+from ..time.resolver import find_times, rewrite
 from . import demo
-from ._db import default_path
-from .clock import Clock, parse_time, system_clock, zone
-from .errors import InvalidInputError, LocalmemError
-from .resolver import find_times, rewrite
-from .revision import Change, Revision, Snapshot
-from .store import UNSET, Store
-from .store import open as open_store
-from .sync import is_sync_file, write_plain
 
 __all__ = ["main", "build_parser"]
 
@@ -632,7 +632,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--known-at", "--at", dest="known_at")
     p.set_defaults(func=cmd_snapshot)
 
-    from .cli_replay import add_commands  # it imports this module's printers
+    from .replay import add_commands  # it imports this module's printers
 
     add_commands(command, common)
 

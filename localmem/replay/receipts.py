@@ -41,19 +41,19 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from . import replay_queries as rq
-from .clock import from_micros
+from ..core.ids import new_id
+from ..core.inputs import check_text, encode_json
+from ..core.revision import Revision, loads_json, revision_from_row
+from ..errors import CorruptDatabaseError, InvalidInputError, InvalidOperationError, NotFoundError
+from ..search.ranking import Hit
+from ..time.clock import from_micros
+from . import sql as rq
 from .derive import fetch_revisions, mark_stale, rev_ids
-from .errors import CorruptDatabaseError, InvalidInputError, InvalidOperationError, NotFoundError
-from .ids import new_id
-from .inputs import check_text, encode_json
-from .revision import Revision, loads_json, revision_from_row
-from .search import Hit
 
 if TYPE_CHECKING:
     import apsw
 
-    from .store import Store
+    from ..store import Store
 
 __all__ = ["Decision", "record_decision", "load_decision", "available_at", "cited", "decision_ids",
            "as_bytes", "sha256_hex"]

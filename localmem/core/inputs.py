@@ -10,8 +10,8 @@ import json
 from collections.abc import Mapping
 from zoneinfo import ZoneInfo
 
-from .clock import TimeInput, parse_time, to_micros
-from .errors import InvalidInputError
+from ..errors import InvalidInputError
+from ..time.clock import TimeInput, parse_time, to_micros
 
 __all__ = ["check_text", "optional_text", "observed_micros", "encode_json", "encode_attributes"]
 

@@ -45,13 +45,13 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 import apsw
 
-from ._db import SCHEMA_VERSION
-from .clock import from_micros, to_micros
-from .errors import InvalidInputError, SyncFileError, SyncParentError, SyncVersionError
-from .ids import new_id
+from ..core.db import SCHEMA_VERSION
+from ..core.ids import new_id
+from ..errors import InvalidInputError, SyncFileError, SyncParentError, SyncVersionError
+from ..time.clock import from_micros, to_micros
 
 if TYPE_CHECKING:
-    from .store import Store
+    from ..store import Store
 
 __all__ = [
     "FORMAT",

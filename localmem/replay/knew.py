@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from .clock import TimeInput, to_micros
-from .errors import InvalidInputError
-from .inputs import check_text
-from .revision import Revision
+from ..core.inputs import check_text
+from ..core.revision import Revision
+from ..errors import InvalidInputError
+from ..time.clock import TimeInput, to_micros
 
 if TYPE_CHECKING:
-    from .store import Store
+    from ..store import Store
 
 __all__ = ["DiffEntry", "KnowledgeDiff", "knowledge_diff", "CHANGES"]
 

@@ -15,15 +15,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .cli import _filter_arg, _json_arg, _print_revisions, _revision_lines
-from .compare import Comparison
-from .derive import Provenance
-from .errors import InvalidInputError, NotFoundError
-from .knew import KnowledgeDiff
-from .receipts import Decision
-from .revision import Revision
-from .runs import Run, View
-from .store import Store
+from ..core.revision import Revision
+from ..errors import InvalidInputError, NotFoundError
+from ..replay.compare import Comparison
+from ..replay.derive import Provenance
+from ..replay.knew import KnowledgeDiff
+from ..replay.receipts import Decision
+from ..replay.runs import Run, View
+from ..store import Store
+from .app import _filter_arg, _json_arg, _print_revisions, _revision_lines
 
 __all__ = ["add_commands", "evaluate"]
 

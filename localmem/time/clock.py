@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from .errors import InvalidTimeError, NaiveDatetimeError, UnknownZoneError
+from ..errors import InvalidTimeError, NaiveDatetimeError, UnknownZoneError
 
 __all__ = [
     "Clock",

@@ -18,7 +18,7 @@ import apsw
 import apsw.bestpractice
 import platformdirs
 
-from .errors import (
+from ..errors import (
     CorruptDatabaseError,
     ImmutableError,
     IntegrityError,
@@ -450,7 +450,7 @@ def schema_sql() -> str:
     packaged = resources.files("localmem").joinpath("schema.sql")
     if packaged.is_file():
         return packaged.read_text(encoding="utf-8")
-    root = Path(__file__).resolve().parent.parent / "schema.sql"
+    root = Path(__file__).resolve().parents[2] / "schema.sql"
     if root.is_file():
         return root.read_text(encoding="utf-8")
     raise LocalmemError(f"schema.sql not found in the package or at {root}: the install is broken")

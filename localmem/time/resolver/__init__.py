@@ -67,8 +67,8 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from zoneinfo import ZoneInfo
 
+from ...errors import InvalidInputError, NaiveDatetimeError
 from ..clock import UTC_ZONE, zone
-from ..errors import InvalidInputError, NaiveDatetimeError
 from . import dates, relative  # noqa: F401  (registers their rules)
 from .combine import _combine, _scan, candidate_rules
 from .context import _Context

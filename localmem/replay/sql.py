@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .queries import REVISION_COLUMNS, Query
+from ..core.sql import REVISION_COLUMNS, Query
 
 __all__ = [
     "RUN",

@@ -651,6 +651,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("demo", "rebuild the demo database (fee and Sam stories) and open it in the TUI "
                         "(at a terminal; else print what the stories show)")
     p.set_defaults(func=None)
+    from .mcp import add_command as add_mcp_command  # localmem mcp (the SDK loads only when it runs)
+    add_mcp_command(sub, common)
     return parser
 
 

@@ -6,22 +6,24 @@ SqliteStore (libs/checkpoint-sqlite/tests/test_store.py, langgraph 1.x): batch
 order, get/put/delete, search by prefix, filter and page, list_namespaces with
 prefixes, suffixes, wildcards and depth, and namespace edge cases. The vector
 tests are left out: localmem ranks by words, not by an embedding LangGraph hands it.
+LangMem's own memory tools then run against it, alone and inside a LangGraph agent.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
+import warnings
 from collections.abc import Iterator
-from typing import Annotated, Any
+from typing import Any
 
 import pytest
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import tool
 from langgraph.graph import END, START, MessagesState, StateGraph
-from langgraph.prebuilt import InjectedStore, ToolNode, tools_condition
+from langgraph.prebuilt import ToolNode, tools_condition
 from langgraph.store.base import (
     BaseStore,
     GetOp,
@@ -32,10 +34,16 @@ from langgraph.store.base import (
     PutOp,
     SearchOp,
 )
+from langgraph.warnings import LangGraphDeprecatedSinceV10
 
 import localmem
 from localmem.compat.langgraph import LocalmemStore
 from localmem.testing import FrozenClock
+
+with warnings.catch_warnings():
+    # langmem 0.0.30 imports trustcall, which imports Send from its pre-1.0 place.
+    warnings.filterwarnings("ignore", category=LangGraphDeprecatedSinceV10)
+    from langmem import create_manage_memory_tool, create_search_memory_tool
 
 
 @pytest.fixture
@@ -370,31 +378,22 @@ def test_user_at_picks_the_user_label(lm: localmem.Store) -> None:
 # -- a LangGraph agent ------------------------------------------------------------------------------
 
 
-@tool
-def manage_memory(content: str, config: RunnableConfig, store: Annotated[BaseStore, InjectedStore()],
-                  id: str | None = None) -> str:
-    """Create or update a memory (LangMem's manage_memory tool, reduced to its store calls)."""
-    user = config["configurable"]["langgraph_user_id"]
-    key = id or str(uuid.uuid4())
-    store.put(("memories", user), key, {"content": content})
-    return f"created memory {key}"
-
-
-@tool
-def search_memory(query: str, config: RunnableConfig, store: Annotated[BaseStore, InjectedStore()]) -> str:
-    """Search the user's memories (LangMem's search_memory tool, reduced to its store calls)."""
-    user = config["configurable"]["langgraph_user_id"]
-    return "\n".join(item.value["content"] for item in store.search(("memories", user), query=query))
+def _langmem_tools(store: BaseStore | None = None) -> list[Any]:
+    """LangMem's own manage_memory and search_memory tools on ("memories", user); without ``store``
+    they use the graph's."""
+    namespace = ("memories", "{langgraph_user_id}")
+    return [create_manage_memory_tool(namespace, store=store),
+            create_search_memory_tool(namespace, store=store)]
 
 
 def _agent(model: FakeMessagesListChatModel, store: BaseStore) -> Any:
-    """A ReAct loop: the model speaks or calls a tool; tools run against the graph's store."""
+    """A ReAct loop: the model speaks or calls a tool; LangMem's tools run against the graph's store."""
     def agent(state: MessagesState) -> dict[str, Any]:
         return {"messages": [model.invoke(state["messages"])]}
 
     graph = StateGraph(MessagesState)
     graph.add_node("agent", agent)
-    graph.add_node("tools", ToolNode([manage_memory, search_memory]))
+    graph.add_node("tools", ToolNode(_langmem_tools()))
     graph.add_edge(START, "agent")
     graph.add_conditional_edges("agent", tools_condition, {"tools": "tools", END: END})
     graph.add_edge("tools", "agent")
@@ -405,8 +404,11 @@ def _call(name: str, args: dict[str, Any]) -> AIMessage:
     return AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": f"call-{name}"}])
 
 
-def test_a_langgraph_agent_remembers_through_localmem(store: LocalmemStore, lm: localmem.Store) -> None:
-    """An agent stores a memory in one conversation and finds it in the next, with no network or model."""
+def test_a_langgraph_agent_with_langmem_tools_remembers_through_localmem(
+    store: LocalmemStore, lm: localmem.Store
+) -> None:
+    """An agent with LangMem's tools stores a memory in one conversation and finds it in the next,
+    with no network and no model (a fake chat model decides the tool calls)."""
     model = FakeMessagesListChatModel(responses=[
         _call("manage_memory", {"content": "Sam is vegetarian"}), AIMessage(content="Noted."),
         _call("search_memory", {"query": "vegetarian"}), AIMessage(content="You are vegetarian."),
@@ -417,5 +419,21 @@ def test_a_langgraph_agent_remembers_through_localmem(store: LocalmemStore, lm: 
     assert first["messages"][-1].content == "Noted."
     second = app.invoke({"messages": [HumanMessage("What do I eat?")]}, config)
     [found] = [m for m in second["messages"] if isinstance(m, ToolMessage)]
-    assert found.content == "Sam is vegetarian"
+    assert [hit["value"] for hit in json.loads(str(found.content))] == [{"content": "Sam is vegetarian"}]
     assert [(r.user_id, r.kind, r.text) for r in lm.read("sam")] == [("sam", "memories", "Sam is vegetarian")]
+
+
+def test_langmem_tools_create_update_search_delete(store: LocalmemStore, lm: localmem.Store) -> None:
+    """LangMem's manage_memory creates, updates (a correction) and deletes (a retraction); search finds."""
+    manage, search = _langmem_tools(store)
+    config: RunnableConfig = {"configurable": {"langgraph_user_id": "sam"}}
+    created = manage.invoke({"content": "Sam runs 5K", "action": "create"}, config)
+    key = created.removeprefix("created memory ")
+    manage.invoke({"content": "Sam runs 10K", "action": "update", "id": key}, config)
+    hits = json.loads(search.invoke({"query": "runs"}, config))
+    assert [(h["key"], h["value"]["content"], h["namespace"]) for h in hits] == [
+        (key, "Sam runs 10K", ["memories", "sam"])]
+    manage.invoke({"action": "delete", "id": key}, config)
+    assert json.loads(search.invoke({"query": "runs"}, config)) == []
+    [memory_id] = {r.memory_id for r in lm.snapshot("sam").memories}
+    assert [c.op for c in lm.history(memory_id)] == ["assert", "correct", "retract"]

@@ -135,7 +135,7 @@ assert callable(getattr(mod, {func!r}))
 #: module itself imports the SDK only when it runs).
 ADAPTERS = ("localmem.mcp_server", "localmem.compat.")
 #: What the core must never pull in: the TUI's toolkit and the adapters' frameworks.
-OPTIONAL = ("textual", "rich", "tui", "mcp", "langgraph", "langchain", "langchain_core", "mem0")
+OPTIONAL = ("textual", "rich", "tui", "mcp", "langgraph", "langchain", "langchain_core", "langmem", "mem0")
 
 
 def test_importing_localmem_does_not_import_the_tui_toolkit_or_the_adapters(tmp_path: Path) -> None:

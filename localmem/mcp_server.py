@@ -244,10 +244,15 @@ def build_server(store: Store, *, read_only: bool = False, clock: Clock = localm
             if (text is None) == (messages is None):
                 raise InvalidInputError("add takes either text or messages, not both and not neither")
             if text is not None:
-                return _memories([s.add(
-                    text, user_id=user_id, observed_at=sent_at, tz=zone, kind=kind or "fact", key=key,
-                    valid_from=valid_from, valid_to=valid_to, expires=expires, attributes=attributes,
-                    reason=reason)])
+                try:
+                    return _memories([s.add(
+                        text, user_id=user_id, observed_at=sent_at, tz=zone, kind=kind or "fact", key=key,
+                        valid_from=valid_from, valid_to=valid_to, expires=expires, attributes=attributes,
+                        reason=reason)])
+                except LocalmemError as exc:
+                    if str(exc).startswith("observed_at="):  # the library's name for this tool's sent_at
+                        raise type(exc)("sent_at=" + str(exc).removeprefix("observed_at=")) from exc
+                    raise
             assert messages is not None
             for name, given in (("key", key), ("valid_from", valid_from), ("valid_to", valid_to),
                                 ("expires", expires), ("attributes", attributes), ("reason", reason)):

@@ -3,7 +3,8 @@
 Each server is ``python -m localmem.cli mcp --db FILE`` on a file seeded on a frozen
 clock (the fee story: 4 euros at 09:05, corrected to 7 at 10:01), so reads as of a
 past time have a past to see. One server per mode serves the whole module; each
-test writes under its own user so the tests stay independent.
+test writes under its own user so the tests stay independent. The module stays on one
+xdist worker (its group), so the servers start once.
 """
 
 from __future__ import annotations
@@ -11,22 +12,24 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from anyio.from_thread import start_blocking_portal
+from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client, StdioServerParameters
-from mcp.types import CallToolResult
+from mcp.types import CallToolResult, ListToolsResult
 
 import localmem
+from localmem.cli import main
 from localmem.mcp_server import READ_TOOLS, WRITE_TOOLS, build_server
 from localmem.testing import FrozenClock
 
-Call = Callable[..., CallToolResult]
+pytestmark = pytest.mark.xdist_group("mcp")
 
 
 @pytest.fixture(scope="module")
@@ -43,32 +46,69 @@ def seeded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return {"path": str(path), "fee": fee.memory_id}
 
 
-def _session(path: str, *flags: str) -> Iterator[Call]:
-    """A client connected over stdio to ``localmem mcp`` on ``path``; yields a blocking call_tool."""
-    params = StdioServerParameters(command=sys.executable,
-                                   args=["-m", "localmem.cli", "mcp", "--db", path, *flags])
-    with ExitStack() as stack:
-        portal = stack.enter_context(start_blocking_portal())
-        connected = portal.wrap_async_context_manager(Client(params, read_timeout_seconds=30))
-        client = stack.enter_context(connected)
+@pytest.fixture(scope="module")
+def http_port(seeded: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    """The port of ``localmem mcp --read-only --http PORT`` on the seeded file, for the module's life."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    log = (tmp_path_factory.mktemp("http") / "server.log").open("w")
+    proc = subprocess.Popen([sys.executable, "-m", "localmem.cli", "mcp", "--db", seeded["path"],
+                             "--read-only", "--http", str(port)], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        log.close()
 
-        def call(name: str, arguments: dict[str, Any] | None = None) -> CallToolResult:
-            return portal.call(client.call_tool, name, arguments or {})
 
-        call.list_tools = lambda: portal.call(client.list_tools)  # type: ignore[attr-defined]
-        yield call
+class _Session:
+    """A client connected over stdio to one ``localmem mcp`` server, called from synchronous tests."""
+
+    def __init__(self, portal: BlockingPortal, client: Client) -> None:
+        self._portal, self._client = portal, client
+
+    def __call__(self, name: str, arguments: dict[str, Any] | None = None) -> CallToolResult:
+        return self._portal.call(self._client.call_tool, name, arguments or {})
+
+    def list_tools(self) -> ListToolsResult:
+        return self._portal.call(self._client.list_tools)
+
+
+Call = _Session
 
 
 @pytest.fixture(scope="module")
-def call(seeded: dict[str, str]) -> Iterator[Call]:
+def sessions(seeded: dict[str, str], http_port: int) -> Iterator[dict[str, _Session]]:
+    """A read-write and a --read-only server over stdio, started side by side (each spends
+    seconds importing the SDK); the HTTP server is started before them for the same reason."""
+    modes = {"read-write": (), "read-only": ("--read-only",)}
+    with start_blocking_portal() as portal, ExitStack() as stack:
+        managers = {
+            mode: portal.wrap_async_context_manager(Client(StdioServerParameters(
+                command=sys.executable, args=["-m", "localmem.cli", "mcp", "--db", seeded["path"], *flags]),
+                read_timeout_seconds=60))
+            for mode, flags in modes.items()}
+        with ThreadPoolExecutor(len(managers)) as pool:
+            entering = {mode: pool.submit(cm.__enter__) for mode, cm in managers.items()}
+            clients = {}
+            for mode, future in entering.items():
+                clients[mode] = future.result()
+                stack.push(managers[mode].__exit__)
+        yield {mode: _Session(portal, client) for mode, client in clients.items()}
+
+
+@pytest.fixture(scope="module")
+def call(sessions: dict[str, _Session]) -> _Session:
     """A read-write server's tools, called over stdio."""
-    yield from _session(seeded["path"])
+    return sessions["read-write"]
 
 
 @pytest.fixture(scope="module")
-def read_only_call(seeded: dict[str, str]) -> Iterator[Call]:
+def read_only_call(sessions: dict[str, _Session]) -> _Session:
     """A --read-only server's tools, called over stdio."""
-    yield from _session(seeded["path"], "--read-only")
+    return sessions["read-only"]
 
 
 def ok(result: CallToolResult) -> dict[str, Any]:
@@ -86,7 +126,7 @@ def error_text(result: CallToolResult) -> str:
 
 def test_lists_every_tool_with_documented_arguments(call: Call) -> None:
     """The server lists the six read and five write tools, each described, every argument described."""
-    tools = {t.name: t for t in call.list_tools().tools}  # type: ignore[attr-defined]
+    tools = {t.name: t for t in call.list_tools().tools}
     assert set(tools) == set(READ_TOOLS) | set(WRITE_TOOLS)
     for tool in tools.values():
         assert tool.description
@@ -168,6 +208,14 @@ def test_add_messages_keeps_the_users_and_reads_each_at_its_send_time(call: Call
     assert all(m["kind"] == "message" for m in added["memories"])
 
 
+def test_add_messages_default_to_the_calls_sent_at(call: Call) -> None:
+    """A message without its own sent_at is read against the call's sent_at."""
+    added = ok(call("add", {"user_id": "bo2", "sent_at": "2025-06-10T09:00:00Z",
+                            "messages": [{"role": "user", "content": "Slept badly yesterday"}]}))
+    assert [m["text"] for m in added["memories"]] == ["Slept badly on 2025-06-09"]
+    assert added["memories"][0]["observed_at"] == "2025-06-10T09:00:00+00:00"
+
+
 def test_correct_supersede_expire_retract(call: Call) -> None:
     """The four changing writes each append a revision the reads then show."""
     [first] = ok(call("add", {"user_id": "cy", "text": "Cy lives in Lisbon", "key": "home_city",
@@ -190,7 +238,8 @@ def test_correct_supersede_expire_retract(call: Call) -> None:
     ("search", {"user_id": "desk", "query": "fee", "limit": 0}, "limit=0 is not acceptable"),
     ("read", {"user_id": "desk", "filters": {"colour": "red"}}, "colour"),
     ("get", {"memory_id": "ZZZZ"}, "no memory with id 'ZZZZ'"),
-    ("add", {"user_id": "dee", "text": "hi", "sent_at": "2025-06-16T09:00:00"}, "has no time zone"),
+    ("add", {"user_id": "dee", "text": "hi", "sent_at": "2025-06-16T09:00:00"},
+     "sent_at='2025-06-16T09:00:00' has no time zone"),
     ("add", {"user_id": "dee", "text": "hi", "zone": "Mars/Olympus"}, "Mars/Olympus"),
     ("add", {"user_id": "dee"}, "either text or messages"),
     ("add", {"user_id": "dee", "messages": [{"role": "user", "content": "hi"}]}, "sent_at"),
@@ -221,7 +270,7 @@ def test_a_wrongly_typed_argument_is_a_tool_error(call: Call) -> None:
 
 def test_read_only_lists_no_write_tool_and_refuses_writes(read_only_call: Call) -> None:
     """--read-only lists only the read tools, refuses a write tool by name, and still reads the past."""
-    names = {t.name for t in read_only_call.list_tools().tools}  # type: ignore[attr-defined]
+    names = {t.name for t in read_only_call.list_tools().tools}
     assert names == set(READ_TOOLS)
     assert "add" in error_text(read_only_call("add", {"user_id": "eve", "text": "hello"}))
     then = ok(read_only_call("read", {"user_id": "desk", "as_of": "2025-06-16T09:30:00Z"}))
@@ -249,45 +298,28 @@ def test_read_only_search_logs_no_usage(tmp_path: Path) -> None:
     store.close()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def test_http_serves_the_same_tools_on_localhost(seeded: dict[str, str], tmp_path: Path) -> None:
+def test_http_serves_the_same_tools_on_localhost(http_port: int) -> None:
     """--http PORT serves streamable HTTP on 127.0.0.1:PORT/mcp, and an SDK client reads the past over it."""
-    port = _free_port()
-    log = (tmp_path / "server.log").open("w")
-    proc = subprocess.Popen([sys.executable, "-m", "localmem.cli", "mcp", "--db", seeded["path"],
-                             "--read-only", "--http", str(port)], stdout=log, stderr=subprocess.STDOUT)
-
     async def read_past() -> list[Any]:
-        with anyio.fail_after(30):
+        with anyio.fail_after(60):
             while True:  # until uvicorn listens
                 try:
-                    probe = await anyio.connect_tcp("127.0.0.1", port)
+                    probe = await anyio.connect_tcp("127.0.0.1", http_port)
                     await probe.aclose()
                     break
                 except OSError:
                     await anyio.sleep(0.1)
-            async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+            async with Client(f"http://127.0.0.1:{http_port}/mcp") as client:
                 result = await client.call_tool("read", {"user_id": "desk", "as_of": "2025-06-16T09:30:00Z"})
                 assert not result.is_error and result.structured_content is not None
                 return [m["value"] for m in result.structured_content["memories"]]
 
-    try:
-        assert anyio.run(read_past) == [4]
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-        log.close()
+    assert anyio.run(read_past) == [4]
 
 
-def test_cli_refuses_a_bad_port(seeded: dict[str, str]) -> None:
+def test_cli_refuses_a_bad_port(seeded: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
     """localmem mcp --http 70000 exits 1 with one line naming the port, and serves nothing."""
-    result = subprocess.run([sys.executable, "-m", "localmem.cli", "mcp", "--db", seeded["path"],
-                             "--http", "70000"], capture_output=True, text=True, timeout=60, check=False)
-    assert result.returncode == 1
-    assert result.stdout == ""
-    assert result.stderr.strip() == "localmem: error: --http 70000 is not a port: expected 1 to 65535"
+    assert main(["mcp", "--db", seeded["path"], "--http", "70000"]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == "localmem: error: --http 70000 is not a port: expected 1 to 65535\n"

@@ -437,3 +437,10 @@ def test_langmem_tools_create_update_search_delete(store: LocalmemStore, lm: loc
     assert json.loads(search.invoke({"query": "runs"}, config)) == []
     [memory_id] = {r.memory_id for r in lm.snapshot("sam").memories}
     assert [c.op for c in lm.history(memory_id)] == ["assert", "correct", "retract"]
+
+
+def test_a_refused_operation_rolls_the_batch_back(store: LocalmemStore, lm: localmem.Store) -> None:
+    """A batch whose second put has a value that is not a mapping is refused whole, naming the value."""
+    with pytest.raises(localmem.InvalidInputError, match="not a mapping"):
+        store.batch([PutOp(("docs",), "good", {"v": 1}), PutOp(("docs",), "bad", "text")])  # type: ignore[arg-type]
+    assert lm.info().revisions == 0 and store.get(("docs",), "good") is None

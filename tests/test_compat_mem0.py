@@ -266,3 +266,11 @@ def test_a_given_store_stays_open(clock: FrozenClock) -> None:
         m.add("hello", user_id="u")
     assert [r.text for r in store.read("u")] == ["hello"]
     store.close()
+
+
+def test_a_bad_message_refuses_the_whole_add(memory: Memory) -> None:
+    """A conversation with one unreadable sent_at is refused whole: the good message is not kept either."""
+    with pytest.raises(localmem.NaiveDatetimeError, match="2025-06-16T09:00:00"):
+        memory.add([{"role": "user", "content": "fine", "sent_at": "2025-06-16T09:00:00Z"},
+                    {"role": "user", "content": "naive", "sent_at": "2025-06-16T09:00:00"}], user_id="u")
+    assert memory.store.info().revisions == 0

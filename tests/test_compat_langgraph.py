@@ -444,3 +444,19 @@ def test_a_refused_operation_rolls_the_batch_back(store: LocalmemStore, lm: loca
     with pytest.raises(localmem.InvalidInputError, match="not a mapping"):
         store.batch([PutOp(("docs",), "good", {"v": 1}), PutOp(("docs",), "bad", "text")])  # type: ignore[arg-type]
     assert lm.info().revisions == 0 and store.get(("docs",), "good") is None
+
+
+def test_depth_pins_the_user_of_a_prefix(lm: localmem.Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With depth=2, ("memories", "sam") reads only sam's items; a namespace of another length is refused."""
+    store = LocalmemStore(lm, depth=2)
+    store.put(("memories", "sam"), "m1", {"content": "Sam runs"})
+    store.put(("memories", "ann"), "m1", {"content": "Ann runs"})
+    with monkeypatch.context() as m:
+        m.setattr(lm, "users", lambda: pytest.fail("a prefix naming sam read every user"))
+        assert [i.value["content"] for i in store.search(("memories", "sam"), query="runs")] == ["Sam runs"]
+    assert {i.namespace for i in store.search(("memories",))} == {("memories", "sam"), ("memories", "ann")}
+    assert store.search(("memories", "sam", "deeper")) == []
+    with pytest.raises(localmem.InvalidInputError, match="has 3 labels"):
+        store.put(("memories", "sam", "x"), "m2", {"content": "too deep"})
+    with pytest.raises(localmem.InvalidInputError, match="depth=0"):
+        LocalmemStore(lm, depth=0)

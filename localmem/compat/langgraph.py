@@ -24,8 +24,11 @@ localmem file, where the CLI, the TUI and as-of reads see it. The mapping:
   an agent replayed against it sees exactly the memories it saw then.
 * No TTL (``supports_ttl`` is False; localmem's own expiry is ``Store.expire``).
 
-A prefix that does not name the user (with the default ``user_at``, any prefix but a
-full namespace) reads every user's items, so keep prefixes whole on large stores.
+Which users a search or listing reads: a prefix that reaches the user label reads that
+user's items only. With a negative ``user_at`` (the default) the label's place depends on
+the namespace's length, so every user is read, unless ``depth`` says how many labels every
+namespace has (``depth=2`` for LangMem's): give it on stores with many users. A query
+ranks at most 1000 candidates per user before the prefix and filter are applied.
 
 An interface layer: it uses only localmem's public API (``pip install 'localmem[langgraph]'``).
 """
@@ -177,6 +180,8 @@ class LocalmemStore(BaseStore):
         fields: the value fields search reads by default (LangGraph paths such as
             ``"content"`` or ``"items[*].text"``); None: every string in the value.
         known_at: a read-only view of what the store knew at this time.
+        depth: every namespace has this many labels (a put of another length is refused),
+            so a prefix that reaches the user label reads only that user's items.
     """
 
     supports_ttl = False
@@ -188,15 +193,21 @@ class LocalmemStore(BaseStore):
         user_at: int = -1,
         fields: Sequence[str] | None = None,
         known_at: TimeInput | None = None,
+        depth: int | None = None,
     ) -> None:
         if isinstance(user_at, bool) or not isinstance(user_at, int):
             raise InvalidInputError(f"user_at={user_at!r} is not a label position: expected an integer")
+        if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1
+                                  or not -depth <= user_at < depth):
+            raise InvalidInputError(f"depth={depth!r} is not acceptable: expected a number of labels that "
+                                    f"has a label at user_at={user_at}")
         if fields is not None and (isinstance(fields, str) or not all(isinstance(f, str) for f in fields)):
             raise InvalidInputError(f"fields={fields!r} is not a list of field paths")
         self.store = store
         self.user_at = user_at
         self.fields = None if fields is None else list(fields)
         self.known_at = known_at
+        self.depth = depth
         # A Store is one connection: LangGraph runs tools on worker threads, so take turns.
         self._lock = threading.RLock()
 
@@ -225,8 +236,11 @@ class LocalmemStore(BaseStore):
 
     def _users(self, prefix: tuple[str, ...]) -> list[str]:
         """The localmem users whose items a namespace prefix can reach."""
-        if 0 <= self.user_at < len(prefix) and prefix[self.user_at] != "*":
-            return [prefix[self.user_at]]
+        at = self.user_at if self.depth is None else self.user_at % self.depth
+        if self.depth is not None and len(prefix) > self.depth:
+            return []
+        if 0 <= at < len(prefix) and prefix[at] != "*":
+            return [prefix[at]]
         return self.store.users()
 
     def _current(self, namespace: tuple[str, ...], key: str) -> Revision | None:
@@ -271,6 +285,9 @@ class LocalmemStore(BaseStore):
         namespace = tuple(op.namespace)
         if not namespace:
             raise InvalidInputError("the namespace is empty: give at least one label")
+        if self.depth is not None and len(namespace) != self.depth:
+            raise InvalidInputError(f"namespace {namespace!r} has {len(namespace)} labels: this store's "
+                                    f"namespaces have {self.depth} (depth={self.depth})")
         rev = self._current(namespace, op.key)
         if op.value is None:
             if rev is not None:

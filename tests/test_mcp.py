@@ -323,3 +323,18 @@ def test_cli_refuses_a_bad_port(seeded: dict[str, str], capsys: pytest.CaptureFi
     out, err = capsys.readouterr()
     assert out == ""
     assert err == "localmem: error: --http 70000 is not a port: expected 1 to 65535\n"
+
+
+def test_cli_without_the_sdk_says_which_extra_to_install(
+    seeded: dict[str, str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the mcp package, localmem mcp exits 1 naming the extra to install."""
+    for name in [n for n in sys.modules if n == "mcp" or n.startswith("mcp.")]:
+        monkeypatch.setitem(sys.modules, name, None)  # what an install without the extra looks like
+    monkeypatch.setitem(sys.modules, "mcp", None)
+    monkeypatch.delitem(sys.modules, "localmem.mcp_server")
+    assert main(["mcp", "--db", seeded["path"]]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == ("localmem: error: localmem mcp needs the MCP SDK (mcp is missing): "
+                   "pip install 'localmem[mcp]'\n")

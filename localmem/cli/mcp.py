@@ -38,7 +38,8 @@ def cmd_mcp(store: Store, args: argparse.Namespace) -> int:
         from ..mcp_server import serve
     except ImportError as exc:
         raise InvalidOperationError(
-            f"localmem mcp needs the MCP SDK ({exc.name} is missing): pip install 'localmem[mcp]'") from exc
+            f"localmem mcp needs the MCP SDK ({(exc.name or 'mcp').split('.')[0]} is missing): "
+            "pip install 'localmem[mcp]'") from exc
     now = getattr(args, "now", None)
     clock: Clock = system_clock if now is None else FrozenClock(now)
     serve(store, read_only=args.read_only, http=port, clock=clock)

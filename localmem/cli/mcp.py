@@ -2,6 +2,7 @@
 
 Kept apart from the other commands so that it adds one hook to the parser; the
 MCP SDK is imported only when the command runs (``pip install 'localmem[mcp]'``).
+An interface: it uses the library's public names.
 """
 
 from __future__ import annotations
@@ -9,10 +10,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..errors import InvalidInputError, InvalidOperationError
-from ..store import Store
+from .. import Clock, InvalidInputError, InvalidOperationError, Store, system_clock
 from ..testing import FrozenClock
-from ..time.clock import Clock, system_clock
 
 __all__ = ["add_command", "cmd_mcp"]
 

@@ -14,7 +14,6 @@ it is *expired at V* when ``expires_at <= V``.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 __all__ = [
@@ -24,18 +23,11 @@ __all__ = [
     "KEY_HEAD_AFTER",
     "NTH_LATEST_START",
     "Query",
-    "Scope",
     "get_as_of",
+    "read_conditions",
+    "FROM",
+    "IS_LATEST",
     "read_as_of",
-    "search_as_of",
-    "TOP_SEQ",
-    "FIRST_SEQ_FROM",
-    "FTS_COUNT",
-    "FTS_NTH_NEWEST",
-    "near_in_time",
-    "in_scope",
-    "by_seq",
-    "LIGHT_COLUMNS",
     "snapshot",
     "history",
     "read_page",
@@ -49,33 +41,20 @@ REVISION_COLUMNS = """
     r.tz, r.expires_at, r.retracted, r.corrected, r.prev_rev, r.supersedes, r.superseded_by,
     r.origin, e.erased_at"""
 
-_FROM = """
+FROM = """
 FROM revisions AS r
 JOIN memories AS m ON m.memory_id = r.memory_id
 LEFT JOIN content AS c ON c.rev_seq = r.seq
 LEFT JOIN erasures AS e ON e.memory_id = r.memory_id"""
 
 # The newest revision of r's memory recorded at or before :known.
-_IS_LATEST = """
+IS_LATEST = """
 r.seq = (
     SELECT r2.seq FROM revisions AS r2
     WHERE r2.memory_id = r.memory_id AND r2.arrived_at <= :known
     ORDER BY r2.hlc DESC, r2.origin DESC, r2.rev_id DESC
     LIMIT 1
 )"""
-
-
-@dataclass(frozen=True, slots=True)
-class Scope:
-    """Which memories a search looks among: one user's current knowledge as known at ``known``,
-    valid at ``valid`` (see _read_conditions), narrowed by a compiled filter if any."""
-
-    user_id: str
-    known: int
-    valid: int
-    current_only: bool
-    include_expired: bool
-    extra: tuple[str, dict[str, object]] | None  # a compiled filter: SQL and its parameters
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,13 +65,9 @@ class Query:
     params: dict[str, object] | tuple[object, ...]
 
 
-#: What a search scores a candidate by, before it builds the few Revisions it returns.
-LIGHT_COLUMNS = """
-    r.seq, r.memory_id, c.text, r.valid_from, r.valid_to, r.precision, r.valid_source, r.observed_at, r.tz"""
-
 #: One memory as known at a time: a single probe of ``revisions_asof``.
 #: Positional parameters (memory_id, known): the hottest read, kept lean.
-GET_AS_OF = f"""SELECT {REVISION_COLUMNS} {_FROM}
+GET_AS_OF = f"""SELECT {REVISION_COLUMNS} {FROM}
 WHERE r.memory_id = ?1 AND r.arrived_at <= ?2
 ORDER BY r.hlc DESC, r.origin DESC, r.rev_id DESC
 LIMIT 1"""
@@ -103,7 +78,7 @@ def get_as_of(memory_id: str, known: int) -> Query:
     return Query(GET_AS_OF, (memory_id, known))
 
 
-def _read_conditions(
+def read_conditions(
     user_id: str,
     known: int,
     valid: int,
@@ -117,7 +92,7 @@ def _read_conditions(
     ``current_only`` keeps memories valid at ``valid``; with ``started`` (searches) it keeps
     those begun by ``valid`` and not superseded, so a past event stays findable.
     """
-    where = ["r.user_id = :user_id", "r.arrived_at <= :known", _IS_LATEST, "e.memory_id IS NULL"]
+    where = ["r.user_id = :user_id", "r.arrived_at <= :known", IS_LATEST, "e.memory_id IS NULL"]
     params: dict[str, object] = {"user_id": user_id, "known": known}
     if current_only and started:
         where.append("r.valid_from <= :valid AND r.superseded_by IS NULL")
@@ -133,127 +108,6 @@ def _read_conditions(
     return where, params
 
 
-def _search_conditions(scope: Scope) -> tuple[list[str], dict[str, object]]:
-    """A search's scope: the user's current knowledge as of ``known`` (see _read_conditions), filtered."""
-    where, params = _read_conditions(
-        scope.user_id, scope.known, scope.valid, scope.current_only, scope.include_expired, False,
-        started=True,
-    )
-    if scope.extra is not None:
-        where.append(f"({scope.extra[0]})")
-        params.update(scope.extra[1])
-    return where, params
-
-
-def search_as_of(
-    scope: Scope,
-    term: str,
-    *,
-    top: int,
-    bottom: int = 0,
-    newest: bool = True,
-    cap: int,
-) -> Query:
-    """The user's memories, as known at ``known``, whose text then holds ``term`` (an FTS5 query).
-
-    Only revisions ``bottom <= seq <= top`` are looked at, the ``cap`` newest (or, with
-    ``newest=False``, oldest) that match: the work is bounded whatever the store's size.
-    Revision numbers follow local visibility order (arrived_at never goes backwards), so with
-    ``top`` the newest revision arrived by ``known`` the answer does not change when
-    more is written. Only FTS5's match is used, never its statistics: those count every
-    revision ever written, and a search read as of a time must not see later ones.
-    """
-    where, params = _search_conditions(scope)
-    params.update({"term": term, "top": top, "bottom": bottom, "cap": cap})
-    found = f"""SELECT rowid FROM content_fts WHERE content_fts MATCH :term AND rowid BETWEEN :bottom AND :top
-    ORDER BY rowid {"DESC" if newest else "ASC"} LIMIT :cap"""
-    return Query(_light_in_scope(found, where), params)
-
-
-def _light_in_scope(found: str, where: list[str]) -> str:
-    """The light rows of the revisions ``found`` selects (one column of seqs), kept by ``where``.
-
-    MATERIALIZED + CROSS JOIN: the few found revisions drive the join; left to itself the
-    planner walks all the user's revisions and probes the found ones for each.
-    """
-    return f"""WITH found (seq) AS MATERIALIZED (
-    {found}
-)
-SELECT {LIGHT_COLUMNS}
-FROM found
-CROSS JOIN revisions AS r ON r.seq = found.seq
-JOIN memories AS m ON m.memory_id = r.memory_id
-LEFT JOIN content AS c ON c.rev_seq = r.seq
-LEFT JOIN erasures AS e ON e.memory_id = r.memory_id
-WHERE {" AND ".join(where)}
-ORDER BY r.seq"""
-
-
-#: The newest revision arrived at or before ?1 (one probe of revisions_arrived). Revision
-#: numbers follow arrival order, so every revision up to it had arrived by then.
-TOP_SEQ = "SELECT seq FROM revisions WHERE arrived_at <= ?1 ORDER BY arrived_at DESC, seq DESC LIMIT 1"
-
-#: The first revision arrived at or after ?1.
-FIRST_SEQ_FROM = "SELECT seq FROM revisions WHERE arrived_at >= ?1 ORDER BY arrived_at, seq LIMIT 1"
-
-#: How many indexed revisions match the FTS5 query ?1 with ?2 <= seq <= ?3.
-FTS_COUNT = "SELECT count(*) FROM content_fts WHERE content_fts MATCH ?1 AND rowid BETWEEN ?2 AND ?3"
-
-#: The (?3 + 1)-th newest indexed revision matching ?1 with seq <= ?2.
-FTS_NTH_NEWEST = (
-    "SELECT rowid FROM content_fts WHERE content_fts MATCH ?1 AND rowid <= ?2"
-    " ORDER BY rowid DESC LIMIT 1 OFFSET ?3"
-)
-
-_PLACED = """(
-    (valid_source <> 'assumed' AND valid_to IS NOT NULL AND valid_to > :lo)
-    OR (valid_source = 'assumed' AND observed_at >= :lo_day)
-)"""
-
-
-def near_in_time(
-    scope: Scope,
-    *,
-    mid: int,
-    lo: int,
-    hi: int,
-    reach: int,
-    day: int,
-    cap: int,
-) -> Query:
-    """The user's memories placed in time whose start is nearest ``mid``: ``cap`` on each side.
-
-    Placed: a bounded valid time ending after ``lo``, or an assumed one observed from the
-    day before ``lo``; starting before ``hi`` (a day later for assumed ones) and not more
-    than ``reach`` before ``lo``. Both sides walk ``revisions_valid`` outwards from ``mid``
-    and stop at ``cap``, so the work is bounded however many memories the window holds.
-    """
-    where, params = _search_conditions(scope)
-    params.update(
-        {"mid": mid, "lo": lo, "lo_day": lo - day, "hi_day": hi + day, "from": lo - reach, "cap": cap}
-    )
-    side = """SELECT seq FROM revisions
-        WHERE user_id = :user_id AND valid_from {cmp} AND arrived_at <= :known AND {placed}
-        ORDER BY valid_from {order} LIMIT :cap"""
-    after = side.format(cmp=">= :mid AND valid_from < :hi_day", placed=_PLACED, order="ASC")
-    before = side.format(cmp="< :mid AND valid_from >= :from", placed=_PLACED, order="DESC")
-    found = f"SELECT seq FROM ({after})\n    UNION ALL\n    SELECT seq FROM ({before})"
-    return Query(_light_in_scope(found, where), params)
-
-
-def in_scope(scope: Scope, seqs: list[int]) -> Query:
-    """The light rows of these revisions that are in a search's scope (see search_as_of)."""
-    where, params = _search_conditions(scope)
-    params["seqs"] = json.dumps(seqs)
-    return Query(_light_in_scope("SELECT value FROM json_each(:seqs)", where), params)
-
-
-def by_seq(seqs: list[int]) -> Query:
-    """Full revision rows for these revision numbers (at most a few hundred)."""
-    marks = ", ".join("?" * len(seqs))
-    return Query(f"SELECT {REVISION_COLUMNS} {_FROM}\nWHERE r.seq IN ({marks})", tuple(seqs))
-
-
 def read_as_of(
     user_id: str,
     *,
@@ -266,7 +120,6 @@ def read_as_of(
     key: str | None = None,
     extra: tuple[str, dict[str, object]] | None = None,
     started: bool = False,
-    light: bool = False,
 ) -> Query:
     """A user's memories as known at ``known``.
 
@@ -274,7 +127,7 @@ def read_as_of(
     retracted ones are dropped unless asked for; erased ones never appear.
     ``extra`` is one more condition with its own named parameters (a compiled filter).
     """
-    where, params = _read_conditions(
+    where, params = read_conditions(
         user_id, known, valid, current_only, include_expired, include_retracted, started=started
     )
     if kind is not None:
@@ -286,7 +139,7 @@ def read_as_of(
     if extra is not None:
         where.append(f"({extra[0]})")
         params.update(extra[1])
-    sql = f"""SELECT {LIGHT_COLUMNS if light else REVISION_COLUMNS} {_FROM}
+    sql = f"""SELECT {REVISION_COLUMNS} {FROM}
 WHERE {" AND ".join(where)}
 ORDER BY r.valid_from, r.recorded_at, r.seq"""
     return Query(sql, params)
@@ -295,7 +148,7 @@ ORDER BY r.valid_from, r.recorded_at, r.seq"""
 #: The current value of a user's key: among the memories with that key, as
 #: known now, those neither retracted, superseded nor erased; the latest start
 #: wins (ties: latest recorded, then largest id). Parameters (user_id, key).
-KEY_HEAD = f"""SELECT {REVISION_COLUMNS} {_FROM}
+KEY_HEAD = f"""SELECT {REVISION_COLUMNS} {FROM}
 WHERE m.user_id = ?1 AND m.key = ?2
   AND r.seq = (
     SELECT r2.seq FROM revisions AS r2
@@ -334,7 +187,7 @@ LIMIT 1"""
 
 def snapshot(user_id: str, known: int) -> Query:
     """Every revision of a user's memories that the store held at ``known``."""
-    sql = f"""SELECT {REVISION_COLUMNS} {_FROM}
+    sql = f"""SELECT {REVISION_COLUMNS} {FROM}
 WHERE r.user_id = :user_id AND r.arrived_at <= :known
 ORDER BY r.arrived_at, r.seq"""
     return Query(sql, {"user_id": user_id, "known": known})
@@ -343,7 +196,7 @@ ORDER BY r.arrived_at, r.seq"""
 def history(memory_id: str, known: int | None) -> Query:
     """Every revision of one memory, oldest first (up to ``known`` if given)."""
     cond = "" if known is None else " AND r.arrived_at <= :known"
-    sql = f"""SELECT {REVISION_COLUMNS} {_FROM}
+    sql = f"""SELECT {REVISION_COLUMNS} {FROM}
 WHERE r.memory_id = :memory_id{cond}
 ORDER BY r.hlc, r.origin, r.rev_id"""
     params: dict[str, object] = {"memory_id": memory_id}
@@ -374,7 +227,7 @@ def read_page(
     conditions: its work does not grow with the user's total number of revisions.
     ``only_expired`` keeps the memories expired at ``valid``.
     """
-    where, params = _read_conditions(
+    where, params = read_conditions(
         user_id, known, valid, current_only, include_expired or only_expired, include_retracted
     )
     if only_expired:
@@ -390,7 +243,7 @@ def read_page(
         where.append("(r.arrived_at, r.seq) < (:after_at, :after_seq)")
         params.update({"after_at": after[0], "after_seq": after[1]})
     params["limit"] = limit
-    sql = f"""SELECT {REVISION_COLUMNS}, r.arrived_at {_FROM}
+    sql = f"""SELECT {REVISION_COLUMNS}, r.arrived_at {FROM}
 WHERE {" AND ".join(where)}
 ORDER BY r.arrived_at DESC, r.seq DESC
 LIMIT :limit"""

@@ -22,9 +22,9 @@ from embedders import HashEmbedder
 
 import localmem
 from localmem.core import db as _db
+from localmem.core import embedding
 from localmem.core.db import transaction
-from localmem.search import embedding
-from localmem.search.embedding import nearest, pack, unpack
+from localmem.core.embedding import nearest, pack, unpack
 from localmem.testing import FrozenClock
 from localmem.time.clock import to_micros
 
@@ -55,7 +55,7 @@ def vfile(db_path: Path, clock: FrozenClock, embedder: HashEmbedder) -> Iterator
 
 def now(store: localmem.Store) -> int:
     """The store's clock now, in microseconds."""
-    return to_micros(store._clock())
+    return to_micros(store._ledger.clock())
 
 
 def ids(found: Sequence[tuple[int, str, float]]) -> list[str]:

@@ -322,7 +322,7 @@ def test_a_row_breaking_a_constraint_rolls_the_whole_import_back(
 
 _CHILD = """
 import sys, time
-import localmem, localmem.sync.files as sync
+import localmem, localmem.sync.apply as sync
 from localmem.testing import FrozenClock
 row = sync._Apply.row
 def slow(self, n, obj):

@@ -23,7 +23,7 @@ from ..core.revision import Change, Revision, Snapshot
 from ..errors import InvalidInputError, LocalmemError
 from ..store import UNSET, Store
 from ..store import open as open_store
-from ..sync.files import is_sync_file, write_plain
+from ..sync.files import is_sync_file
 from ..time.clock import Clock, parse_time, system_clock, zone
 from ..time.resolver import find_times, rewrite
 from . import demo
@@ -367,10 +367,10 @@ def cmd_export(store: Store, args: argparse.Namespace) -> None:
     if args.since is not None:
         raise InvalidInputError("--since applies to sync exports only")
     if args.file == "-":
-        write_plain(store, args.user, args.format, sys.stdout)
+        store.write_plain(args.user, args.format, sys.stdout)
         return
     with open(args.file, "w", encoding="utf-8", newline="") as f:
-        n = write_plain(store, args.user, args.format, f)
+        n = store.write_plain(args.user, args.format, f)
     print(f"exported {n} memories of {args.user} to {args.file}", file=sys.stderr)
 
 

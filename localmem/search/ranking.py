@@ -52,12 +52,12 @@ from zoneinfo import ZoneInfo
 
 import apsw
 
+from ..core.embedding import Embedder, nearest
 from ..core.revision import Revision, revision_from_row
 from ..errors import InvalidInputError
 from ..time.clock import from_micros, to_micros
 from ..time.resolver import TimeMention, find_times
 from . import sql as queries
-from .embedding import Embedder, nearest
 from .sql import Scope
 
 __all__ = [

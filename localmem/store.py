@@ -351,6 +351,13 @@ class Store(Reads, Replay):
         self._txn_newest = max(to_micros(self._now()), newest)
         return self._txn_newest
 
+    def user_zone(self, user_id: str) -> str:
+        """The user's IANA zone: the one their newest memory was first written in (UTC if none).
+
+        The rule writes use when a call gives no ``tz``, so interfaces show times on that clock.
+        """
+        return self._user_zone(user_id) or "UTC"
+
     def _user_zone(self, user_id: str) -> str | None:
         if user_id in self._txn_zones:
             return self._txn_zones[user_id]

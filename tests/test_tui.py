@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -9,10 +10,12 @@ from textual.widgets import Input, OptionList, Static
 from tui_helpers import SIZE, answer, demo_store, goto_row, make_app, pilot_test, rows, settle
 
 import localmem
+import tui
 from localmem.cli import demo
 from localmem.testing import FrozenClock
 from tui import LocalmemApp
 from tui.format import word_diff
+from tui.host import Host
 from tui.screens.compare import CompareScreen
 from tui.screens.dialogs import AskDialog, ConfirmDialog, PickDialog
 from tui.screens.expired import ExpiredScreen
@@ -472,3 +475,52 @@ def test_formatting_rules() -> None:
     assert [diff.plain[s.start:s.end].strip() for s in diff.spans] == ["(patellar tendinitis)"]
     assert parse_filter("kind:goal key=home_city") == ("goal", "home_city")
     assert parse_filter("diet") == (None, "diet")
+
+
+def _tui_imports() -> dict[str, set[str]]:
+    """Each module of tui/ and the tui modules it imports (TYPE_CHECKING and function-level ones too)."""
+    root = Path(tui.__file__).parent
+    graph: dict[str, set[str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
+        package = parts[:-1]  # what a relative import is relative to, for a module and an __init__
+        name = ".".join(package if parts[-1] == "__init__" else parts)
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
+                found |= {base} | {f"{base}.{a.name}" for a in node.names}
+        graph[name] = found
+    # A package's __init__ re-exporting its submodules is not a cycle of design: skip edges to a parent.
+    return {m: {d for d in ds if d in graph and d != m and not m.startswith(d + ".")}
+            for m, ds in graph.items()}
+
+
+def test_no_tui_module_imports_one_that_imports_it_back() -> None:
+    """tui/ has no import cycle: the screens reach the app through tui.host, never tui.app."""
+    graph = _tui_imports()
+    assert {"tui.host", "tui.messages", "tui.state"} <= graph["tui.screens.base"]  # the walk sees imports
+    assert "tui.screens.base" in graph["tui.app"]
+
+    def in_a_cycle(start: str) -> bool:
+        todo, seen = list(graph[start]), set()
+        while todo:
+            m = todo.pop()
+            if m == start:
+                return True
+            if m not in seen:
+                seen.add(m)
+                todo.extend(graph[m])
+        return False
+
+    assert [m for m in graph if in_a_cycle(m)] == []
+
+
+def test_the_app_is_the_host_its_screens_expect() -> None:
+    """LocalmemApp has every member of the tui.host.Host protocol the screens use."""
+    app = make_app(demo_store(), FEE_AT, demo.FEE_USER)
+    assert isinstance(app, Host)

@@ -278,6 +278,20 @@ async def test_filter_by_kind_and_key(store: localmem.Store) -> None:
 
 
 @pilot_test
+async def test_the_users_zone_is_the_one_writes_use() -> None:
+    """After a move, a correction to an old memory does not pull the clocks back to the old zone."""
+    with localmem.open(":memory:", clock=FrozenClock("2026-03-02T08:00:00Z")) as store:
+        old = store.add("Sam likes pastéis", user_id="sam", tz="Europe/Lisbon")
+        store.add("Sam likes currywurst", user_id="sam", tz="Europe/Berlin")
+        store.correct(old.memory_id, text="Sam likes pastéis de nata")  # newest revision, Lisbon's zone
+        assert store.user_zone("sam") == "Europe/Berlin" == store.add("x", user_id="sam").tz
+        app = make_app(store, "2026-03-02T12:00:00Z", "sam")
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            assert app.view.tz == "Europe/Berlin"
+
+
+@pilot_test
 async def test_switching_user(store: localmem.Store) -> None:
     """`u` lists the users; picking one re-reads everything in that user's zone."""
     app = make_app(store, "2026-03-02T12:00:00Z", demo.SAM)

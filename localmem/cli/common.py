@@ -21,7 +21,6 @@ from ..time.clock import Clock, parse_time, zone
 
 __all__ = [
     "EXIT_ERROR",
-    "EXIT_USAGE",
     "Command",
     "db_path",
     "json_arg",
@@ -35,7 +34,6 @@ __all__ = [
 ]
 
 EXIT_ERROR = 1
-EXIT_USAGE = 2
 
 #: The parser's ``command(name, help, *parents)``: adds one subcommand with the common options.
 Command = Callable[..., argparse.ArgumentParser]

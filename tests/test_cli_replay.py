@@ -122,6 +122,15 @@ def test_stale_and_knew(cli: CLI, fee: dict[str, str]) -> None:
     assert f"corrected  {fee['fee']}  fee = 4 → fee = 7" in diff
 
 
+def test_knew_marks_memories_like_read(cli: CLI, fee: dict[str, str]) -> None:
+    """`knew` shows the flags `read` shows, in the same order: the corrected fee is marked corrected."""
+    knew = cli.ok("knew", "--user", "acct", "--at", at("11:30"))
+    [line] = [x for x in knew.splitlines() if fee["fee"] in x]
+    assert line.endswith("fee = 6  · valid since 2026-03-02T09:00:00+00:00  [corrected]")
+    read = cli.ok("read", "--user", "acct", "--key", "fee", "--as-of", at("11:30"))
+    assert read.splitlines()[-1] == "    [corrected]"
+
+
 @pytest.mark.parametrize(("argv", "message"), [
     (("run", "show", "nope"), "no run with id 'nope'"),
     (("run", "advance", "r1", "--step", "x", "--to", at("08:00")), "only moves forwards"),

@@ -370,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         json.dumps(
             {
-                "benchmark": "localmem.search.ranking",
+                "benchmark": "localmem.search",
                 "commit": git_commit(),
                 "sizes": [
                     {k: v for k, v in r.items() if k != "results"}

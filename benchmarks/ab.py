@@ -58,9 +58,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("ref", help="the commit to compare against (the old side)")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--match", default="", help="only figures whose path contains this")
-    parser.add_argument("command", nargs=argparse.REMAINDER, help="-- SCRIPT [ARGS...]")
-    args = parser.parse_args(argv)
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    argv = sys.argv[1:] if argv is None else argv
+    if "--" not in argv:
+        parser.error("give the benchmark after --: ab.py REF -- SCRIPT [ARGS...]")
+    cut = argv.index("--")
+    args = parser.parse_args(argv[:cut])
+    command = argv[cut + 1:]
     if not command:
         parser.error("give the benchmark after --")
     script, script_args = command[0], command[1:]

@@ -417,8 +417,10 @@ def _bad_calls(store: localmem.Store, clock: FrozenClock) -> list[tuple[Any, typ
          "that is a memory id"),
         (lambda: run.record_decision("d", retrieved=[mine, mine], prompt="p"), localmem.InvalidInputError,
          "twice"),
-        (lambda: run.record_decision("d", prompt=42), localmem.InvalidInputError, "not bytes or text"),
-        (lambda: run.record_decision("d", prompt="p", meta=[1]), localmem.InvalidInputError, "not a dict"),
+        (lambda: run.record_decision("d", prompt=42),  # type: ignore[arg-type]  # deliberately wrong
+         localmem.InvalidInputError, "not bytes or text"),
+        (lambda: run.record_decision("d", prompt="p", meta=[1]),  # type: ignore[arg-type]  # deliberately wrong
+         localmem.InvalidInputError, "not a dict"),
         (lambda: store.decision("Z" * 26), localmem.NotFoundError, "no decision"),
         (lambda: store.available_at("nope"), localmem.NotFoundError, "no decision"),
         (lambda: store.derive("s", from_=[]), localmem.InvalidInputError, "at least one source"),

@@ -7,12 +7,12 @@ from typing import Any
 
 import apsw
 import pytest
+from embedders import HashEmbedder
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import localmem
 from localmem.testing import FrozenClock
-from tests.embedders import HashEmbedder
 
 BERLIN = "Europe/Berlin"
 

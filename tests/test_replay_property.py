@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,7 +26,7 @@ def _latest(store: localmem.Store, memory_id: str) -> localmem.Revision:
     return rev
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(history, st.lists(st.integers(0, 2400), min_size=1, max_size=3))
 def test_pinned_runs_read_nothing_recorded_after_their_cutoff(
     ops: list[tuple[str, int, int]], cutoffs: list[int]

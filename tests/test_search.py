@@ -8,6 +8,7 @@ from typing import Any
 import apsw
 import pytest
 from embedders import HashEmbedder
+from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -225,7 +226,7 @@ def test_bad_searches_are_refused(
 WORDS = ("knee", "run", "hill", "ramen", "pain", "easy", "yesterday", "last week", "in July")
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     writes=st.lists(
         st.tuples(

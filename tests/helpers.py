@@ -1,4 +1,4 @@
-"""Small helpers the tests share: dumping every row, to prove nothing changed; example counts."""
+"""Small helpers the tests share: every row (to prove nothing changed), a present revision, example counts."""
 
 from __future__ import annotations
 
@@ -7,12 +7,20 @@ from typing import Any
 import apsw
 from hypothesis import settings
 
+import localmem
+
 TABLES = ("store_meta", "memories", "revisions", "content", "erasures")
 
 
 def dump(conn: apsw.Connection) -> dict[str, list[tuple[Any, ...]]]:
     """Every row of every localmem table, in a stable order."""
     return {t: conn.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall() for t in TABLES}
+
+
+def present(rev: localmem.Revision | None) -> localmem.Revision:
+    """A revision the test knows is there (a read that may find none, of a memory known by then)."""
+    assert rev is not None
+    return rev
 
 
 def examples(n: int) -> int:

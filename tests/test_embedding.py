@@ -103,7 +103,7 @@ def test_embedder_protocol_is_exported_and_met_by_plain_attributes(embedder: Has
 def test_a_malformed_embedder_is_refused_at_open(name: object, dimensions: object) -> None:
     """An embedder without a name or with non-positive/non-int dimensions raises InvalidInputError at open."""
     bad = HashEmbedder()
-    bad.name, bad.dimensions = name, dimensions  # type: ignore[assignment]
+    bad.name, bad.dimensions = name, dimensions  # type: ignore[assignment]  # deliberately wrong
     with pytest.raises(localmem.InvalidInputError):
         localmem.open(":memory:", embedder=bad)
 
@@ -363,7 +363,7 @@ def test_nearest_respects_k_and_validates_its_arguments(
     for bad in ({"k": 0}, {"k": True}, {"query": " "}, {"user_id": ""}, {"known": "now"}):
         args: dict[str, object] = {"user_id": "sam", "known": t, "query": "Sam", "k": 2, **bad}
         with pytest.raises(localmem.InvalidInputError):
-            nearest(conn, embedder, **args)  # type: ignore[arg-type]
+            nearest(conn, embedder, **args)  # type: ignore[arg-type]  # deliberately wrong
 
 
 def test_a_zero_vector_is_stored_but_never_returned(vstore: localmem.Store, embedder: HashEmbedder) -> None:

@@ -885,7 +885,7 @@ def test_unknown_date_order_is_refused() -> None:
 @pytest.mark.parametrize("text", [None, b"I ran yesterday", 42], ids=["None", "bytes", "int"])
 def test_non_string_text_is_refused(text: object) -> None:
     with pytest.raises(localmem.InvalidInputError):
-        find_times(text, sent_at=_sent(WED), tz=BERLIN)  # type: ignore[arg-type]
+        find_times(text, sent_at=_sent(WED), tz=BERLIN)  # type: ignore[arg-type]  # deliberately wrong
 
 
 # -- property: any text, any zone, any instant -----------------------------------------------------------

@@ -448,7 +448,8 @@ def test_an_embedder_that_fails_during_a_search_raises_and_logs_nothing(meaning:
     def broken(texts: Any) -> Any:
         raise RuntimeError("model server down")
 
-    meaning.embedder.embed = broken  # type: ignore[union-attr, method-assign]
+    assert meaning.embedder is not None
+    meaning.embedder.embed = broken  # type: ignore[method-assign]  # the model breaks on purpose
     with pytest.raises(localmem.EmbeddingError, match="model server down"):
         meaning.search("sneakers", user_id="sam")
     assert meaning.connection.execute("SELECT count(*) FROM usage").fetchone() == (0,)

@@ -12,7 +12,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import apsw
@@ -233,12 +233,15 @@ def test_two_devices_erasing_one_memory_keep_both_tombstones(tmp_path: Path) -> 
 # -- refused files -----------------------------------------------------------------------------
 
 
-def _rewrite(src: Path, dst: Path, edit: object, *, fix_checksum: bool = True) -> Path:
+Edit = Callable[[list[bytes]], list[bytes]]
+
+
+def _rewrite(src: Path, dst: Path, edit: Edit, *, fix_checksum: bool = True) -> Path:
     """Decompress, let ``edit`` change the list of lines, recompute the trailer's checksum, recompress."""
     import hashlib
 
     lines = gzip.decompress(src.read_bytes()).splitlines(keepends=True)
-    body = edit(lines[:-1])  # type: ignore[operator]
+    body = edit(lines[:-1])
     trailer = json.loads(lines[-1])
     if fix_checksum:
         trailer["end"]["sha256"] = hashlib.sha256(b"".join(body)).hexdigest()
@@ -246,7 +249,7 @@ def _rewrite(src: Path, dst: Path, edit: object, *, fix_checksum: bool = True) -
     return dst
 
 
-def _header_edit(**changes: object):  # type: ignore[no-untyped-def]
+def _header_edit(**changes: object) -> Edit:
     def edit(lines: list[bytes]) -> list[bytes]:
         header = json.loads(lines[0])
         header.update(changes)

@@ -1,4 +1,4 @@
-"""Small helpers the tests share: every row (to prove nothing changed), a present revision, example counts."""
+"""Small helpers the tests share: every row (to prove nothing changed), a revision found, example counts."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def dump(conn: apsw.Connection) -> dict[str, list[tuple[Any, ...]]]:
     return {t: conn.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall() for t in TABLES}
 
 
-def present(rev: localmem.Revision | None) -> localmem.Revision:
+def found(rev: localmem.Revision | None) -> localmem.Revision:
     """A revision the test knows is there (a read that may find none, of a memory known by then)."""
     assert rev is not None
     return rev

@@ -4,8 +4,10 @@ Two clocks on every memory (when it was true, and when the app learned it),
 nothing ever overwritten, one SQLite file. Start with :func:`open`.
 """
 
+from .core.embedding import Embedder
 from .core.filters import InvalidFilterError
 from .core.revision import Change, Erasure, Revision, Snapshot
+from .core.staleness import Staleness
 from .errors import (
     BatchAbortedError,
     CorruptDatabaseError,
@@ -31,11 +33,10 @@ from .errors import (
     UnknownZoneError,
 )
 from .replay.compare import Comparison, Perspective
-from .replay.derive import Provenance, Staleness
+from .replay.derive import Provenance
 from .replay.knew import DiffEntry, KnowledgeDiff
 from .replay.receipts import Decision
 from .replay.runs import Run, RunEvent, View
-from .search.embedding import Embedder
 from .search.ranking import Hit
 from .store import UNSET, Check, DoctorReport, Store, StoreInfo, open
 from .sync.files import ExportSummary, ImportSummary, SyncSummary

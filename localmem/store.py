@@ -1,113 +1,55 @@
-"""The bitemporal store: append-only writes and as-of reads.
+"""The store: the public façade over the write core, the as-of reads, search, replay and sync.
 
-Every write appends revisions and never changes one; every read names its
-reference times (``as_of``, or ``known_at`` and ``valid_at`` apart). The rules:
+:func:`open` gives a :class:`Store`. Every method checks nothing itself and decides
+nothing: it hands over to the module that owns the rule, and the docstrings here
+say what each call means to its caller. Where each rule lives:
 
-* **known at K**: a memory as known at K is its newest revision recorded at or
-  before K. A revision recorded exactly at K is known at K (half-open).
-* **valid at V**: ``valid_from <= V < valid_to``; an open ``valid_to`` is
-  still true. Expiry is on the same axis: a memory is expired at V when
-  ``expires_at <= V``.
-* Defaults: ``known_at`` is ``as_of`` or else now (the store's clock);
-  ``valid_at`` is ``as_of`` or else ``known_at`` — a read pinned in knowledge
-  is pinned in the world too unless told otherwise.
-* recorded_at comes from the store's clock only and never goes backwards: if
-  the clock reads earlier than the newest revision, the newest time is used.
+* writes (add, correct, supersede, retract, expire, erase): :mod:`localmem.core.writes`,
+  appending through the write core, :mod:`localmem.core.ledger`;
+* reads as of a time (get, read, read_page, snapshot, history): :mod:`localmem.core.reads`,
+  with every statement in :mod:`localmem.core.sql` (the as-of rule is stated there once);
+* search: :mod:`localmem.search.api` and :mod:`localmem.search.ranking`;
+* replay and audit (runs, receipts, derived memories, comparisons): :mod:`localmem.replay`,
+  through the :class:`~localmem.replay.facade.Replay` half of this class;
+* sync: :mod:`localmem.sync`.
 
-Writes:
-
-* ``add`` asserts a new memory. With a ``key``, it supersedes the key's current
-  value when it starts later, and is kept as history when it ends before that
-  value starts; any other overlap is refused.
-* ``correct`` says the earlier account was wrong: same memory, new text/value
-  (and, if given, a corrected valid time).
-* ``supersede`` says the world changed: the old memory's interval closes where
-  the new one starts, and both are linked.
-* ``retract`` hides a memory from current reads from now on (history and as-of
-  reads before the retraction still show it). It does not reopen a memory it
-  superseded: correct that one if it is true again.
-* ``expire`` sets or moves the expiry; a date means "visible through that day"
-  in the memory's zone.
-* ``erase`` destroys the content of every revision of a memory and leaves a
-  tombstone; erased memories take no further writes and never appear in reads.
+The read defaults: ``known_at`` is ``as_of`` or else now (the store's clock);
+``valid_at`` is ``as_of`` or else ``known_at`` — a read pinned in knowledge is
+pinned in the world too unless told otherwise. recorded_at comes from the store's
+clock only and never goes backwards.
 """
 
 from __future__ import annotations
 
 import contextlib
-import enum
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 from zoneinfo import ZoneInfo
 
 import apsw
 
-from .core import sql as queries
-from .core.db import APPLICATION_ID, SCHEMA_VERSION, connect, map_errors, schema_sql, transaction
+from .core import reads, writes
+from .core.db import APPLICATION_ID, SCHEMA_VERSION, connect, map_errors, schema_sql
 from .core.doctor import Check, DoctorReport, run_checks
-from .core.ids import new_id
-from .core.inputs import check_text, encode_attributes, encode_json, observed_micros, optional_text
-from .core.messages import import_messages, read_times
-from .core.reads import Reads
-from .core.revision import (
-    Erasure,
-    Revision,
-    _new_revision,
-    loads_json,
-    revision_from_row,
-)
-from .errors import (
-    BatchAbortedError,
-    ErasedError,
-    InvalidInputError,
-    InvalidIntervalError,
-    InvalidOperationError,
-    LocalmemError,
-    NaiveDatetimeError,
-    NotFoundError,
-    StorageError,
-)
+from .core.embedding import Embedder, check_embedder, check_model, load_vec
+from .core.inputs import check_text
+from .core.ledger import Ledger
+from .core.revision import Change, Erasure, Revision, Snapshot
+from .core.writes import UNSET, Unset
+from .errors import LocalmemError
 from .replay.facade import Replay
-from .search.embedding import BATCH_SIZE, Embedder, Pending, check_embedder, check_model, load_vec, missing
-from .search.embedding import store_vectors as _store_vectors
-from .sync import files as _sync
+from .search import api as search_api
+from .search.ranking import Hit
+from .sync import apply as sync_apply
+from .sync import export as sync_export
+from .sync import folder as sync_folder
 from .sync.files import ExportSummary, ImportSummary, SyncSummary
-from .time.clock import (
-    Clock,
-    Moment,
-    TimeInput,
-    from_micros,
-    instant_micros,
-    parse_time,
-    period_end,
-    system_clock,
-    to_micros,
-    zone,
-)
-from .time.interval import check_interval, check_precision
+from .time.clock import Clock, TimeInput, system_clock
 
 __all__ = ["Store", "open", "UNSET", "StoreInfo", "DoctorReport", "Check"]
-
-
-#: How many of a user's latest-starting revisions a new key value looks among for the key's
-#: current value before it reads the key's whole history.
-KEY_HEAD_WINDOW = 64
-
-
-class _Unset(enum.Enum):
-    UNSET = "UNSET"
-
-
-#: Marks an argument of ``correct`` that was not given (None is a value there).
-UNSET = _Unset.UNSET
-
-_LATEST = 2**62  # "known at the end of time": the newest revision of all
-#: The greatest hybrid logical clock among a memory's revisions (one probe of revisions_asof).
-_MAX_HLC = "SELECT max(hlc) FROM revisions WHERE memory_id = ?"
 
 
 def open(
@@ -143,10 +85,6 @@ def open(
         raise
 
 
-def _encoded(value: Any, attributes: Any, source: Any) -> tuple[str | None, str | None, str | None]:
-    return encode_json(value, "value"), encode_attributes(attributes), encode_json(source, "source")
-
-
 @dataclass(frozen=True, slots=True)
 class StoreInfo:
     """What ``Store.info()`` reports about a database file."""
@@ -161,7 +99,7 @@ class StoreInfo:
     size_bytes: int
 
 
-class Store(Reads, Replay):
+class Store(Replay):
     """A localmem database: append-only memories with two clocks.
 
     Use :func:`localmem.open` to get one. A Store wraps one connection and is
@@ -171,53 +109,40 @@ class Store(Reads, Replay):
     def __init__(
         self, conn: apsw.Connection, *, clock: Clock = system_clock, embedder: Embedder | None = None
     ) -> None:
-        self._conn = conn
-        self._clock = clock
-        self._embedder: Embedder | None = None
+        checked: Embedder | None = None
         if embedder is not None:
-            self._embedder = check_embedder(embedder)
+            checked = check_embedder(embedder)
             with map_errors():
                 load_vec(conn)
-                check_model(conn, self._embedder)
-        # Content written in the open transaction that still needs a vector;
-        # embedded in one go (batched) just before the transaction commits.
-        self._unembedded: list[Pending] = []
-        self._depth = 0  # nesting of batch()/write transactions
-        self._doomed: str | None = None  # why the open batch must roll back
-        # Known while a write transaction is open (and only then): the newest
-        # recorded_at and each user's last zone, saving a query per write.
-        self._txn_newest: int | None = None
-        self._txn_zones: dict[str, str] = {}
-        self._erased_in_txn = False  # the open transaction erased something
-        self._checkpoint_pending = False  # an erase's words may still be in the WAL
-        self.device_id: str = conn.execute(
-            "SELECT value FROM store_meta WHERE name = 'device_id'"
-        ).get
+                check_model(conn, checked)
+        self._ledger = Ledger(conn, clock, checked)
+        self.device_id: str = self._ledger.device_id
 
     # -- lifecycle ---------------------------------------------------------
 
     @property
     def path(self) -> str:
         """The database file name (``""`` for an in-memory store)."""
-        return str(self._conn.filename)
+        return str(self._ledger.connection.filename)
 
     @property
     def connection(self) -> apsw.Connection:
         """The underlying apsw connection, for read-only inspection."""
-        return self._conn
+        return self._ledger.connection
 
     @property
     def embedder(self) -> Embedder | None:
         """The embedder this store was opened with (None: lexical search only)."""
-        return self._embedder
+        return self._ledger.embedder
 
     def close(self) -> None:
         """Close the connection (finishing a pending checkpoint, refreshing planner stats)."""
         with contextlib.suppress(LocalmemError):
-            self._checkpoint()
+            self._ledger.checkpoint()
+        conn = self._ledger.connection
         with contextlib.suppress(apsw.Error):
-            self._conn.pragma("optimize")
-        self._conn.close()
+            conn.pragma("optimize")
+        conn.close()
 
     def __enter__(self) -> Store:
         return self
@@ -237,158 +162,8 @@ class Store(Reads, Replay):
         by rolling the whole batch back and raising it too. (Writes in a batch
         run without a savepoint each: a savepoint costs about a sixth of a write.)
         """
-        with self._transaction():
+        with self._ledger.transaction():
             yield self
-
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[None]:
-        if self._depth:
-            yield from self._nested()
-            return
-        self._depth = 1
-        self._doomed = None
-        self._txn_newest = None
-        self._txn_zones.clear()
-        try:
-            with transaction(self._conn):
-                yield
-                if self._doomed is not None:
-                    raise BatchAbortedError(
-                        f"a write in this batch failed after changing rows ({self._doomed}); "
-                        "the whole batch was rolled back"
-                    )
-                if self._unembedded and self._embedder is not None:
-                    # In the writes' own transaction: an embedder that fails
-                    # fails them, and a vector never lands without its text.
-                    _store_vectors(self._conn, self._embedder, self._unembedded)
-                if self._erased_in_txn:
-                    # Merge the full-text index into one new segment so no old
-                    # segment or page key still holds an erased token.
-                    self._conn.execute("INSERT INTO content_fts (content_fts) VALUES ('optimize')")
-        except BaseException:
-            self._erased_in_txn = False
-            raise
-        finally:
-            self._depth = 0
-            self._doomed = None
-            self._txn_newest = None
-            self._txn_zones.clear()
-            self._unembedded.clear()
-        if self._erased_in_txn:
-            self._erased_in_txn = False
-            self._checkpoint_pending = True
-        # A failed checkpoint leaves the flag set; the next commit retries.
-        with contextlib.suppress(StorageError):
-            self._checkpoint()
-
-    def _nested(self) -> Iterator[None]:
-        """A write (or batch) inside a batch: no savepoint; a failure after changes dooms it."""
-        if self._conn.getautocommit():
-            raise StorageError(
-                "this batch was rolled back by SQLite after a storage error; nothing in it "
-                "was committed: leave the `with store.batch():` block and start again"
-            )
-        if self._doomed is not None:
-            raise BatchAbortedError(
-                f"an earlier write in this batch failed after changing rows ({self._doomed}); "
-                "the batch will be rolled back: leave the `with store.batch():` block"
-            )
-        changes = self._conn.total_changes()
-        self._depth += 1
-        try:
-            with map_errors():
-                yield
-        except BaseException as exc:
-            if self._conn.total_changes() != changes:
-                self._doomed = f"{type(exc).__name__}: {exc}"
-            raise
-        finally:
-            self._depth -= 1
-
-    def _checkpoint(self) -> bool:
-        """Copy the WAL into the main file and truncate it, if an erase asked for it.
-
-        Returns True when nothing is pending any more.
-        """
-        if self._checkpoint_pending and self.path in ("", ":memory:"):
-            self._checkpoint_pending = False
-        if not self._checkpoint_pending or not self._conn.getautocommit():
-            return not self._checkpoint_pending
-        with map_errors():
-            busy, log, done = self._wal_checkpoint()
-        if busy == 0 and log == done:
-            self._checkpoint_pending = False
-        return not self._checkpoint_pending
-
-    def _wal_checkpoint(self) -> tuple[int, int, int]:
-        row = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-        assert row is not None
-        return int(row[0]), int(row[1]), int(row[2])
-
-    # -- time --------------------------------------------------------------
-
-    def _now(self) -> datetime:
-        now = self._clock()
-        if not isinstance(now, datetime):
-            raise InvalidInputError(f"the clock returned {now!r}: expected an aware datetime")
-        if now.tzinfo is None or now.utcoffset() is None:
-            raise NaiveDatetimeError(
-                f"the clock returned a naive datetime {now.isoformat()!r}: expected an aware one"
-            )
-        return now
-
-    def _recorded_now(self) -> int:
-        """The recorded_at of a write now: the clock, never before the newest row."""
-        newest = self._txn_newest
-        if newest is None:
-            newest = int(self._conn.execute(
-                # Two-argument max() is NULL if either is; coalesce keeps the other.
-                "SELECT max(coalesce((SELECT max(arrived_at) FROM revisions), -9e18),"
-                " coalesce((SELECT max(erased_at) FROM erasures), -9e18))"
-            ).get)
-        # Within one write transaction nobody else can commit, so the newest
-        # recorded time is what this transaction last used.
-        self._txn_newest = max(to_micros(self._now()), newest)
-        return self._txn_newest
-
-    def _user_zone(self, user_id: str) -> str | None:
-        if user_id in self._txn_zones:
-            return self._txn_zones[user_id]
-        tz: str | None = self._conn.execute(
-            # Only a memory's first revision is given a zone; later ones copy it.
-            "SELECT tz FROM revisions WHERE user_id = ? AND version = 1"
-            " ORDER BY arrived_at DESC, seq DESC LIMIT 1",
-            (user_id,),
-        ).get
-        if self._depth and tz is not None:
-            self._txn_zones[user_id] = tz
-        return tz
-
-    def _axes(
-        self,
-        as_of: TimeInput | None,
-        known_at: TimeInput | None,
-        valid_at: TimeInput | None,
-        tz: ZoneInfo,
-    ) -> tuple[int, int]:
-        """(known, valid) in microseconds: see the module docstring for the defaults."""
-        base = None if as_of is None else instant_micros(as_of, name="as_of", tz=tz)
-        if known_at is not None:
-            known = instant_micros(known_at, name="known_at", tz=tz)
-        else:
-            known = base if base is not None else to_micros(self._now())
-        if valid_at is not None:
-            valid = instant_micros(valid_at, name="valid_at", tz=tz)
-        else:
-            valid = base if base is not None else known
-        return known, valid
-
-    @contextlib.contextmanager
-    def _write(self) -> Iterator[int]:
-        with self._transaction():
-            yield self._recorded_now()
-
-    # -- lookups used by writes -------------------------------------------
 
     def resolve_id(self, prefix: str) -> str:
         """The memory id that starts with ``prefix`` (case-insensitive).
@@ -396,143 +171,14 @@ class Store(Reads, Replay):
         Raises:
             NotFoundError: no memory, or more than one, has that prefix.
         """
-        if not isinstance(prefix, str) or not prefix.strip():
-            raise NotFoundError(f"memory id {prefix!r} is not an id: expected a memory id")
-        p = prefix.strip().upper()
-        rows = self._conn.execute(
-            "SELECT memory_id FROM memories WHERE memory_id >= ? AND memory_id < ? "
-            "ORDER BY memory_id LIMIT 2",
-            (p, p + "~"),
-        ).fetchall()
-        if not rows:
-            raise NotFoundError(f"no memory with id {prefix!r}")
-        if len(rows) > 1 and rows[0][0] != p:
-            raise NotFoundError(f"memory id prefix {prefix!r} is ambiguous: give more characters")
-        return str(rows[0][0])
+        return self._ledger.resolve_id(prefix)
 
-    def _state(self, memory_id: str, *, writable: bool = True) -> Revision:
-        """The newest revision of a memory (for a write to follow)."""
-        if not isinstance(memory_id, str):
-            raise NotFoundError(f"memory id {memory_id!r} is not an id: expected a string")
-        q = queries.get_as_of(memory_id, _LATEST)
-        row = self._conn.execute(q.sql, q.params).fetchone()
-        if row is None:
-            raise NotFoundError(f"no memory with id {memory_id!r}")
-        rev = revision_from_row(row, None)
-        if writable and rev.erased:
-            raise ErasedError(f"memory {memory_id!r} was erased: it takes no more writes")
-        return rev
+    def user_zone(self, user_id: str) -> str:
+        """The IANA zone a user's dates are read in: the zone last given for them, else ``"UTC"``."""
+        check_text(user_id, "user_id")
+        return self._ledger.zone_for(None, user_id).key
 
-    def _zone_for(self, tz: str | ZoneInfo | None, user_id: str) -> ZoneInfo:
-        if tz is not None:
-            return zone(tz)
-        return zone(self._user_zone(user_id) or "UTC")
-
-    # -- the append ----------------------------------------------------------
-
-    def _append(
-        self,
-        *,
-        memory_id: str,
-        user_id: str,
-        kind: str,
-        key: str | None,
-        version: int,
-        op: str,
-        valid_from: int,
-        valid_to: int | None,
-        precision: str,
-        valid_source: str,
-        observed_at: int,
-        recorded_at: int,
-        tz: str,
-        expires_at: int | None,
-        retracted: bool,
-        corrected: bool,
-        prev_rev: str | None,
-        supersedes: str | None,
-        superseded_by: str | None,
-        text: str,
-        value: str | None,
-        attributes: str | None,
-        source: str | None,
-        reason: str | None,
-    ) -> Revision:
-        """Insert one revision and its content; return it as a read at recorded_at would.
-
-        Its hybrid logical clock is its recorded time (shifted past a 10-bit counter), or
-        one more than the greatest clock among the memory's revisions if that is later
-        (a device whose wall clock lags another's still orders its write after what it saw).
-        """
-        rev_id = new_id(recorded_at)
-        hlc = recorded_at << 10
-        if version > 1:
-            seen = self._conn.execute(_MAX_HLC, (memory_id,)).get
-            if seen is not None and seen >= hlc:
-                hlc = seen + 1
-        self._conn.execute(
-            "INSERT INTO revisions (rev_id, memory_id, user_id, version, op, valid_from, valid_to,"
-            " precision, valid_source, observed_at, recorded_at, tz, expires_at, retracted,"
-            " corrected, prev_rev, supersedes, superseded_by, origin, hlc, arrived_at)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (rev_id, memory_id, user_id, version, op, valid_from, valid_to, precision,
-             valid_source, observed_at, recorded_at, tz, expires_at, int(retracted),
-             int(corrected), prev_rev, supersedes, superseded_by, self.device_id, hlc, recorded_at),
-        )
-        rev_seq = self._conn.last_insert_rowid()
-        self._conn.execute(
-            "INSERT INTO content (rev_seq, memory_id, text, value, attributes, source, reason)"
-            " VALUES (?,?,?,?,?,?,?)",
-            (rev_seq, memory_id, text, value, attributes, source, reason),
-        )
-        if self._embedder is not None:
-            self._unembedded.append(Pending(rev_seq, memory_id, user_id, recorded_at, text))
-        built: Revision = _new_revision(
-            rev_id=rev_id, memory_id=memory_id, user_id=user_id, kind=kind, key=key,
-            version=version, op=op, text=text, value=loads_json(value), attributes=loads_json(attributes),
-            source=loads_json(source), reason=reason, valid_from=from_micros(valid_from),
-            valid_to=None if valid_to is None else from_micros(valid_to), precision=precision,
-            valid_source=valid_source, observed_at=from_micros(observed_at),
-            recorded_at=from_micros(recorded_at), tz=tz,
-            expires_at=None if expires_at is None else from_micros(expires_at),
-            prev_rev=prev_rev, supersedes=supersedes, superseded_by=superseded_by,
-            origin=self.device_id, retracted=retracted, corrected=corrected, erased=False,
-            expired=expires_at is not None and expires_at <= recorded_at, stale=False,
-        )
-        return built
-
-    def _follow(self, rev: Revision, recorded_at: int, op: str, **changes: Any) -> Revision:
-        """Append a revision that copies ``rev`` forward with ``changes``."""
-        row: dict[str, Any] = {
-            "memory_id": rev.memory_id,
-            "user_id": rev.user_id,
-            "kind": rev.kind,
-            "key": rev.key,
-            "version": rev.version + 1,
-            "op": op,
-            "valid_from": to_micros(rev.valid_from),
-            "valid_to": None if rev.valid_to is None else to_micros(rev.valid_to),
-            "precision": rev.precision,
-            "valid_source": rev.valid_source,
-            "observed_at": recorded_at,
-            "recorded_at": recorded_at,
-            "tz": rev.tz,
-            "expires_at": None if rev.expires_at is None else to_micros(rev.expires_at),
-            "retracted": rev.retracted,
-            "corrected": rev.corrected,
-            "prev_rev": rev.rev_id,
-            "supersedes": rev.supersedes,
-            "superseded_by": rev.superseded_by,
-            "text": rev.text,
-            "value": encode_json(rev.value, "value"),
-            "attributes": encode_json(rev.attributes, "attributes"),
-            "source": encode_json(rev.source, "source"),
-            "reason": None,
-        }
-        row.update(changes)
-        return self._append(**row)
-
-    # -- writes ----------------------------------------------------------------
+    # -- writes ------------------------------------------------------------
 
     def add(
         self,
@@ -593,31 +239,10 @@ class Store(Reads, Replay):
             UnknownZoneError: bad times or zone.
             NotFoundError, InvalidOperationError: a bad ``supersedes`` target.
         """
-        check_text(text)
-        check_text(user_id, "user_id")
-        check_text(kind, "kind")
-        optional_text(key, "key")
-        optional_text(reason, "reason")
-        if precision is not None:
-            check_precision(precision)
-        if tz is not None:
-            zone(tz)
-        encoded = _encoded(value, attributes, source)  # bad JSON is refused before the write begins
-        if not isinstance(resolve, bool):
-            raise InvalidInputError(f"resolve={resolve!r} is not a bool")
-        with self._write() as now:
-            z = self._zone_for(tz, user_id)
-            observed = observed_micros(observed_at, now, z)
-            state = key is not None or supersedes is not None
-            reading = resolve and valid_from is None
-            text, said_source, said = read_times(text, source, observed, z, reading, state)
-            if said_source is not source:  # the message was kept in it: encode the new source only
-                encoded = (encoded[0], encoded[1], encode_json(said_source, "source"))
-            return self._assert(
-                text, user_id=user_id, now=now, zone_=z, observed=observed, said=said,
-                valid_from=valid_from, valid_to=valid_to, precision=precision, expires=expires,
-                key=key, supersedes=supersedes, kind=kind, encoded=encoded, reason=reason,
-            )
+        return writes.add(
+            self._ledger, text, user_id=user_id, observed_at=observed_at, tz=tz, valid_from=valid_from,
+            valid_to=valid_to, precision=precision, expires=expires, key=key, supersedes=supersedes,
+            kind=kind, value=value, attributes=attributes, source=source, reason=reason, resolve=resolve)
 
     def add_messages(
         self,
@@ -646,145 +271,18 @@ class Store(Reads, Replay):
             NaiveDatetimeError, InvalidTimeError, UnknownZoneError: a bad
                 ``sent_at`` or zone.
         """
-        return import_messages(self, messages, user_id, tz, roles=roles, kind=kind, source=source)
-
-    def _assert(
-        self,
-        text: str,
-        *,
-        user_id: str,
-        now: int,
-        zone_: ZoneInfo,
-        observed: int,
-        said: tuple[int, int | None, str] | None,
-        valid_from: TimeInput | None,
-        valid_to: TimeInput | None,
-        precision: str | None,
-        expires: TimeInput | None,
-        key: str | None,
-        supersedes: str | None,
-        kind: str,
-        encoded: tuple[str | None, str | None, str | None],
-        reason: str | None,
-    ) -> Revision:
-        vt = None
-        if valid_from is not None:
-            start = parse_time(valid_from, name="valid_from", tz=zone_)
-            vf, prec, vsrc = to_micros(start.at), precision or start.precision, "explicit"
-        elif said is not None:
-            vf, vt, prec = said
-            prec, vsrc = precision or prec, "resolved"
-        else:
-            vf, prec, vsrc = observed, precision or "instant", "assumed"
-        if valid_to is not None:
-            end = parse_time(valid_to, name="valid_to", tz=zone_).at
-            check_interval(from_micros(vf), end)
-            vt = to_micros(end)
-        exp = self._expiry(expires, zone_)
-
-        old: Revision | None = None
-        if supersedes is not None:
-            old = self._state(supersedes)
-            self._check_supersedable(old, user_id, vf)
-            if key is None:
-                key = old.key
-        elif key is not None:
-            old = self._key_head(user_id, key, vf, vt)
-
-        memory_id = new_id(now)
-        self._conn.execute(
-            "INSERT INTO memories (memory_id, user_id, kind, key, created_at) VALUES (?,?,?,?,?)",
-            (memory_id, user_id, kind, key, now),
-        )
-        value, attributes, source = encoded
-        new = self._append(
-            memory_id=memory_id, user_id=user_id, kind=kind, key=key, version=1,
-            op="supersede" if old else "assert",
-            valid_from=vf, valid_to=vt, precision=prec, valid_source=vsrc,
-            observed_at=observed, recorded_at=now, tz=zone_.key, expires_at=exp,
-            retracted=False, corrected=False, prev_rev=None,
-            supersedes=old.memory_id if old else None, superseded_by=None,
-            text=text, value=value, attributes=attributes, source=source, reason=reason,
-        )
-        self._txn_zones[user_id] = zone_.key  # this user's last given zone, from now on
-        if old is not None:
-            old_to = old.valid_to
-            closes = old_to is None or to_micros(old_to) > vf
-            self._follow(
-                old, now, "superseded",
-                observed_at=observed,
-                valid_to=vf if closes else to_micros(old_to),  # type: ignore[arg-type]
-                superseded_by=memory_id,
-                reason=reason,
-            )
-        return new
-
-    def _expiry(self, expires: TimeInput | None, z: ZoneInfo) -> int | None:
-        if expires is None:
-            return None
-        moment: Moment = parse_time(expires, name="expires", tz=z)
-        return to_micros(period_end(moment, z))
-
-    def _check_supersedable(self, rev: Revision, user_id: str, valid_from: int) -> None:
-        if rev.user_id != user_id:
-            raise InvalidOperationError(
-                f"memory {rev.memory_id!r} belongs to user {rev.user_id!r}, not {user_id!r}: "
-                "a memory can only be superseded by one about the same user"
-            )
-        if rev.retracted:
-            raise InvalidOperationError(f"memory {rev.memory_id!r} is retracted: nothing to supersede")
-        if rev.superseded_by is not None:
-            raise InvalidOperationError(
-                f"memory {rev.memory_id!r} is already superseded by {rev.superseded_by!r}: "
-                "supersede that one instead"
-            )
-        if valid_from <= to_micros(rev.valid_from):
-            raise InvalidIntervalError(
-                f"valid_from={from_micros(valid_from).isoformat()!r} is not after the superseded "
-                f"memory's start {rev.valid_from.isoformat()!r}: a new fact must start after the "
-                "one it replaces (use correct() if the old account was wrong)"
-            )
-
-    def _key_head_row(self, user_id: str, key: str) -> tuple[Any, ...] | None:
-        """The key's current value (queries.KEY_HEAD), found among the user's latest-starting
-        revisions first: a key that changes daily for years would otherwise make every new
-        value read all the earlier ones."""
-        boundary = self._conn.execute(queries.NTH_LATEST_START, (user_id, KEY_HEAD_WINDOW)).fetchone()
-        after = -(2**63) if boundary is None else boundary[0]
-        row: tuple[Any, ...] | None = self._conn.execute(
-            queries.KEY_HEAD_AFTER, (user_id, key, after)
-        ).fetchone()
-        if row is None and boundary is not None:  # the value starts before the window: look everywhere
-            row = self._conn.execute(queries.KEY_HEAD, (user_id, key)).fetchone()
-        return row
-
-    def _key_head(self, user_id: str, key: str, vf: int, vt: int | None) -> Revision | None:
-        """The memory a new value for ``key`` supersedes (None: keep both apart)."""
-        row = self._key_head_row(user_id, key)
-        if row is None:
-            return None
-        head = revision_from_row(row, None)
-        start = to_micros(head.valid_from)
-        if vf > start:
-            return head
-        if vt is not None and vt <= start:
-            return None  # an earlier value of the key: history, not a change
-        raise InvalidIntervalError(
-            f"key {key!r} of user {user_id!r} already holds {head.text!r} from "
-            f"{head.valid_from.isoformat()!r}: a new value must start after it (it then "
-            "supersedes it) or end at or before it (it is then history)"
-        )
+        return writes.add_messages(self._ledger, messages, user_id, tz, roles=roles, kind=kind, source=source)
 
     def correct(
         self,
         memory_id: str,
         *,
-        text: str | _Unset = UNSET,
+        text: str | Unset = UNSET,
         value: Any = UNSET,
-        valid_from: TimeInput | _Unset = UNSET,
-        valid_to: TimeInput | None | _Unset = UNSET,
-        precision: str | _Unset = UNSET,
-        attributes: Mapping[str, Any] | None | _Unset = UNSET,
+        valid_from: TimeInput | Unset = UNSET,
+        valid_to: TimeInput | None | Unset = UNSET,
+        precision: str | Unset = UNSET,
+        attributes: Mapping[str, Any] | None | Unset = UNSET,
         observed_at: TimeInput | None = None,
         source: Any = UNSET,
         reason: str | None = None,
@@ -799,57 +297,10 @@ class Store(Reads, Replay):
             ErasedError: the memory was erased.
             InvalidOperationError: it is retracted, or nothing would change.
         """
-        if text is not UNSET:
-            check_text(text)
-        if precision is not UNSET:
-            check_precision(precision)
-        optional_text(reason, "reason")
-        new_value = encode_json(value, "value") if value is not UNSET else UNSET
-        new_attrs = encode_attributes(attributes) if attributes is not UNSET else UNSET
-        new_source = encode_json(source, "source") if source is not UNSET else UNSET
-        with self._write() as now:
-            rev = self._state(memory_id)
-            if rev.retracted:
-                raise InvalidOperationError(
-                    f"memory {memory_id!r} is retracted: add a new memory instead of correcting it"
-                )
-            z = zone(rev.tz)
-            changes: dict[str, Any] = {}
-            if text is not UNSET and text != rev.text:
-                changes["text"] = text
-            if new_value is not UNSET and new_value != encode_json(rev.value, "value"):
-                changes["value"] = new_value
-            if new_attrs is not UNSET and new_attrs != encode_json(rev.attributes, "attributes"):
-                changes["attributes"] = new_attrs
-            vf, vt = to_micros(rev.valid_from), (None if rev.valid_to is None
-                                                  else to_micros(rev.valid_to))
-            if valid_from is not UNSET:
-                start = parse_time(valid_from, name="valid_from", tz=z)
-                vf = to_micros(start.at)
-                if precision is UNSET and start.precision != rev.precision and start.is_date:
-                    changes["precision"] = start.precision
-            if valid_to is not UNSET:
-                vt = None if valid_to is None else to_micros(
-                    parse_time(valid_to, name="valid_to", tz=z).at)
-            check_interval(from_micros(vf), None if vt is None else from_micros(vt))
-            if vf != to_micros(rev.valid_from):
-                changes["valid_from"] = vf
-                changes["valid_source"] = "explicit"
-            if vt != (None if rev.valid_to is None else to_micros(rev.valid_to)):
-                changes["valid_to"] = vt
-            if precision is not UNSET and precision != rev.precision:
-                changes["precision"] = precision
-            if not changes:
-                raise InvalidOperationError(
-                    f"correct({memory_id!r}) changes nothing: give a different text, value, "
-                    "attributes, valid time or precision"
-                )
-            if new_source is not UNSET:
-                changes["source"] = new_source
-            if observed_at is not None:
-                changes["observed_at"] = to_micros(
-                    parse_time(observed_at, name="observed_at", tz=z).at)
-            return self._follow(rev, now, "correct", corrected=True, reason=reason, **changes)
+        return writes.correct(
+            self._ledger, memory_id, text=text, value=value, valid_from=valid_from, valid_to=valid_to,
+            precision=precision, attributes=attributes, observed_at=observed_at, source=source,
+            reason=reason)
 
     def supersede(
         self,
@@ -882,26 +333,10 @@ class Store(Reads, Replay):
         fact began ("moved to Berlin on Sept 1"), as in :meth:`add`; the new
         fact stays open-ended. ``resolve=False`` turns that off.
         """
-        check_text(text)
-        optional_text(reason, "reason")
-        if precision is not None:
-            check_precision(precision)
-        encoded = _encoded(value, attributes, source)  # bad JSON is refused before the write begins
-        if not isinstance(resolve, bool):
-            raise InvalidInputError(f"resolve={resolve!r} is not a bool")
-        with self._write() as now:
-            old = self._state(memory_id)
-            z = zone(old.tz)
-            observed = observed_micros(observed_at, now, z)
-            reading = resolve and valid_from is None
-            text, said_source, said = read_times(text, source, observed, z, reading, True)
-            if said_source is not source:  # the message was kept in it: encode the new source only
-                encoded = (encoded[0], encoded[1], encode_json(said_source, "source"))
-            return self._assert(
-                text, user_id=old.user_id, now=now, zone_=z, observed=observed, said=said,
-                valid_from=valid_from, valid_to=valid_to, precision=precision, expires=expires,
-                key=old.key, supersedes=memory_id, kind=old.kind, encoded=encoded, reason=reason,
-            )
+        return writes.supersede(
+            self._ledger, memory_id, text, valid_from=valid_from, valid_to=valid_to, precision=precision,
+            observed_at=observed_at, expires=expires, value=value, attributes=attributes, source=source,
+            reason=reason, resolve=resolve)
 
     def retract(
         self, memory_id: str, reason: str | None = None, *, observed_at: TimeInput | None = None
@@ -915,15 +350,7 @@ class Store(Reads, Replay):
             NotFoundError, ErasedError: no such memory, or erased.
             InvalidOperationError: it is already retracted.
         """
-        optional_text(reason, "reason")
-        with self._write() as now:
-            state = self._state(memory_id)
-            if state.retracted:
-                raise InvalidOperationError(f"memory {memory_id!r} is already retracted")
-            obs = now if observed_at is None else to_micros(
-                parse_time(observed_at, name="observed_at", tz=zone(state.tz)).at)
-            return self._follow(state, now, "retract", retracted=True, reason=reason,
-                                observed_at=obs)
+        return writes.retract(self._ledger, memory_id, reason, observed_at=observed_at)
 
     def expire(
         self, memory_id: str, on: TimeInput, *, reason: str | None = None
@@ -940,17 +367,7 @@ class Store(Reads, Replay):
             NotFoundError, ErasedError: no such memory, or erased.
             InvalidOperationError: it is retracted, or already expires then.
         """
-        optional_text(reason, "reason")
-        with self._write() as now:
-            state = self._state(memory_id)
-            if state.retracted:
-                raise InvalidOperationError(f"memory {memory_id!r} is retracted: nothing to expire")
-            exp = self._expiry(on, zone(state.tz))
-            if state.expires_at is not None and to_micros(state.expires_at) == exp:
-                raise InvalidOperationError(
-                    f"memory {memory_id!r} already expires at {state.expires_at.isoformat()!r}"
-                )
-            return self._follow(state, now, "expire", expires_at=exp, reason=reason)
+        return writes.expire(self._ledger, memory_id, on, reason=reason)
 
     def erase(self, memory_id: str, reason: str | None = None, *, by: str | None = None) -> Erasure:
         """Destroy the content of every revision of a memory (privacy erasure).
@@ -970,19 +387,7 @@ class Store(Reads, Replay):
             NotFoundError: no such memory.
             ErasedError: it is already erased.
         """
-        optional_text(reason, "reason")
-        optional_text(by, "by")
-        with self._write() as now:
-            rev = self._state(memory_id)
-            tomb_id = new_id(now)
-            self._conn.execute(
-                "INSERT INTO erasures (memory_id, tomb_id, user_id, erased_at, erased_by, reason,"
-                " origin) VALUES (?,?,?,?,?,?,?)",
-                (memory_id, tomb_id, rev.user_id, now, by, reason, self.device_id),
-            )
-            self._erased_in_txn = True
-        done = self._depth == 0 and not self._checkpoint_pending
-        return Erasure(memory_id, rev.user_id, from_micros(now), by, reason, tomb_id, done)
+        return writes.erase(self._ledger, memory_id, reason, by=by)
 
     def embed_missing(self, user_id: str | None = None) -> int:
         """Store a vector for every revision that has content but none of this embedder's model.
@@ -1006,21 +411,183 @@ class Store(Reads, Replay):
             InvalidOperationError: the store has no embedder.
             EmbeddingError: the embedder failed (batches stored before stay).
         """
-        embedder = self._embedder
-        if embedder is None:
-            raise InvalidOperationError(
-                "embed_missing() needs an embedder: open the store with localmem.open(path, embedder=...)")
-        if user_id is not None:
-            check_text(user_id, "user_id")
-        total, after = 0, 0
-        while True:
-            with self._transaction():
-                batch = missing(self._conn, embedder.name, user_id=user_id, after=after, limit=BATCH_SIZE)
-                if batch:
-                    total += _store_vectors(self._conn, embedder, batch, embedded_at=self._recorded_now())
-                    after = batch[-1].rev_seq
-            if len(batch) < BATCH_SIZE:
-                return total
+        return writes.embed_missing(self._ledger, user_id)
+
+    # -- reads -------------------------------------------------------------
+
+    def get(
+        self,
+        memory_id: str,
+        *,
+        as_of: TimeInput | None = None,
+        known_at: TimeInput | None = None,
+        valid_at: TimeInput | None = None,
+    ) -> Revision | None:
+        """A memory as known at known_at, flagged for valid_at.
+
+        Unlike ``read``, ``get`` does not hide a memory that is retracted,
+        expired or outside its valid time: it returns it with its flags (use
+        ``rev.valid_at(t)``).
+
+        Returns:
+            The newest revision recorded at or before known_at, or None if the
+            memory was not yet known then.
+
+        Raises:
+            NotFoundError: no memory has this id.
+        """
+        return reads.get(self._ledger, memory_id, as_of=as_of, known_at=known_at, valid_at=valid_at)
+
+    def read(
+        self,
+        user_id: str,
+        *,
+        as_of: TimeInput | None = None,
+        known_at: TimeInput | None = None,
+        valid_at: TimeInput | None = None,
+        current_only: bool = True,
+        include_expired: bool = False,
+        include_retracted: bool = False,
+        kind: str | None = None,
+        key: str | None = None,
+        filters: Mapping[str, Any] | None = None,
+    ) -> list[Revision]:
+        """A user's memories as known at known_at.
+
+        Args:
+            current_only: keep only memories valid at valid_at (the default);
+                False gives every valid interval known at known_at (history).
+            include_expired: keep memories expired at valid_at (flagged).
+            include_retracted: keep retracted memories (flagged).
+            kind, key: keep only this kind / key.
+            filters: a filter tree (see :mod:`localmem.filters`), dates in the
+                user's zone; it narrows the read, never widens it.
+
+        Returns:
+            Each memory's newest revision at known_at, ordered by valid_from.
+            Erased memories never appear.
+
+        Raises:
+            InvalidFilterError: a malformed filter tree (the message says where).
+        """
+        return reads.read(
+            self._ledger, user_id, as_of=as_of, known_at=known_at, valid_at=valid_at,
+            current_only=current_only, include_expired=include_expired,
+            include_retracted=include_retracted, kind=kind, key=key, filters=filters)
+
+    def read_page(
+        self,
+        user_id: str,
+        *,
+        as_of: TimeInput | None = None,
+        known_at: TimeInput | None = None,
+        valid_at: TimeInput | None = None,
+        current_only: bool = True,
+        include_expired: bool = False,
+        include_retracted: bool = False,
+        only_expired: bool = False,
+        kind: str | None = None,
+        key: str | None = None,
+        after: str | None = None,
+        limit: int = 200,
+    ) -> tuple[list[Revision], str | None]:
+        """One page of :meth:`read`, for browsing a user with very many memories.
+
+        The same memories as ``read`` with the same arguments, but ordered by
+        when their revision (as known at known_at) was recorded, newest first,
+        so that a page costs the same however large the store is (it walks an
+        index from the cursor). ``only_expired`` keeps only the memories
+        expired at valid_at (and implies ``include_expired``).
+
+        Args:
+            after: the cursor a previous page returned (None: the first page).
+            limit: the page size, 1 to 10,000.
+
+        Returns:
+            The page, and the cursor of the next one (None when this is the last).
+
+        Raises:
+            InvalidInputError: a malformed cursor or limit.
+        """
+        return reads.read_page(
+            self._ledger, user_id, as_of=as_of, known_at=known_at, valid_at=valid_at,
+            current_only=current_only, include_expired=include_expired,
+            include_retracted=include_retracted, only_expired=only_expired, kind=kind, key=key,
+            after=after, limit=limit)
+
+    def search(
+        self,
+        query: str,
+        *,
+        user_id: str,
+        as_of: TimeInput | None = None,
+        known_at: TimeInput | None = None,
+        valid_at: TimeInput | None = None,
+        filters: Mapping[str, Any] | None = None,
+        current_only: bool = True,
+        include_expired: bool = False,
+        limit: int = 10,
+        log: bool = True,
+        run_id: str | None = None,
+    ) -> list[Hit]:
+        """The user's memories that best answer ``query``, as known at known_at.
+
+        Full-text relevance (BM25) reranked by how well each memory's time fits
+        the query's time phrases, which are read against known_at in the user's
+        zone; see :mod:`localmem.search` for the rules. Unless ``log=False``,
+        the hits are appended to the usage log (with ``run_id``, at the store's
+        recorded time of the search), which later rankings read as of their
+        known_at.
+
+        ``current_only`` (the default) keeps what is current *knowledge* at
+        valid_at: memories begun by then and not superseded, so a past event
+        ("ran a 10K last weekend") stays findable while a replaced fact
+        (Lisbon, once Sam moved) does not; False searches every interval.
+
+        Returns:
+            Up to ``limit`` hits, best first, each with its score's parts.
+
+        Raises:
+            InvalidInputError: the query is not text, or has neither a word nor
+                a time phrase; ``limit`` is not a positive integer.
+            InvalidFilterError: a malformed filter tree.
+        """
+        return search_api.search(
+            self._ledger, query, user_id=user_id, as_of=as_of, known_at=known_at, valid_at=valid_at,
+            filters=filters, current_only=current_only, include_expired=include_expired, limit=limit,
+            log=log, run_id=run_id)
+
+    def snapshot(self, user_id: str, *, known_at: TimeInput | None = None) -> Snapshot:
+        """Everything the store held about a user at known_at, with no filter.
+
+        The answer to "you forgot": every revision recorded by then, and each
+        memory's newest revision then, retracted, expired, superseded and
+        erased ones included (flags are computed at known_at).
+        """
+        return reads.snapshot(self._ledger, user_id, known_at=known_at)
+
+    def history(self, memory_id: str, *, known_at: TimeInput | None = None) -> list[Change]:
+        """Every change to one memory, oldest first, ending with its erasure if any.
+
+        Args:
+            known_at: only the changes recorded by then (default: all).
+
+        Raises:
+            NotFoundError: no memory has this id.
+        """
+        return reads.history(self._ledger, memory_id, known_at=known_at)
+
+    def erasure(self, memory_id: str) -> Erasure | None:
+        """The tombstone of a memory's erasure, or None if it was not erased."""
+        return reads.erasure(self._ledger, memory_id)
+
+    def chain(self, memory_id: str) -> list[str]:
+        """The ids of a chain of changing facts, oldest first, that contains ``memory_id``."""
+        return reads.chain(self._ledger, memory_id)
+
+    def users(self) -> list[str]:
+        """Every user id with at least one memory, sorted."""
+        return reads.users(self._ledger)
 
     # -- sync --------------------------------------------------------------------
 
@@ -1043,7 +610,7 @@ class Store(Reads, Replay):
         Raises:
             InvalidInputError: a bad ``since`` or ``user_id``.
         """
-        return _sync.export(self, path, since=since, user_id=user_id)
+        return sync_export.export(self._ledger, path, since=since, user_id=user_id)
 
     def import_(self, path: str | os.PathLike[str]) -> ImportSummary:
         """Apply a sync file from another device: verified first, then all or nothing.
@@ -1060,7 +627,7 @@ class Store(Reads, Replay):
                 malformed; SyncVersionError: another format or schema version;
                 SyncParentError: a row refers to something neither here nor earlier in it.
         """
-        return _sync.import_(self, path)
+        return sync_apply.import_(self._ledger, path)
 
     def sync_dir(self, directory: str | os.PathLike[str]) -> SyncSummary:
         """Sync through a folder every device can see (a USB stick, a synced drive).
@@ -1069,17 +636,30 @@ class Store(Reads, Replay):
         not imported yet (a watermark per peer, kept in ``sync_peers``), then writes this
         device's own incremental export (``<device>.<n>.lmsync.gz``) if anything is new.
         """
-        return _sync.sync_dir(self, directory)
+        return sync_folder.sync_dir(self._ledger, directory)
 
     def digest(self) -> str:
         """A SHA-256 of every row that syncs, in canonical order: equal on converged replicas."""
-        return _sync.digest(self)
+        return sync_export.digest(self._ledger)
+
+    def write_plain(self, user_id: str, fmt: str, out: TextIO) -> int:
+        """Write one user's memories, each as known now, as CSV or a JSON array; returns how many.
+
+        Every memory appears once (retracted, expired and erased ones too, flagged; an
+        erased one without its text), with valid time, observed_at, recorded_at (the
+        origin device's) and arrived_at (this device's) as ISO 8601 UTC.
+
+        Raises:
+            InvalidInputError: ``fmt`` is neither ``"csv"`` nor ``"json"``.
+        """
+        check_text(user_id, "user_id")
+        return sync_export.write_plain(self._ledger, user_id, fmt, out)
 
     # -- the file ----------------------------------------------------------------
 
     def info(self) -> StoreInfo:
         """Counts and identity of this database file."""
-        c = self._conn
+        c = self._ledger.connection
         size = 0
         if self.path not in ("", ":memory:"):
             size = sum(Path(self.path + s).stat().st_size
@@ -1099,4 +679,4 @@ class Store(Reads, Replay):
         """Check the file: SQLite's integrity, the FTS index, and localmem's invariants."""
         with map_errors():
             return DoctorReport(tuple(run_checks(
-                self._conn, schema_sql(), SCHEMA_VERSION, APPLICATION_ID)))
+                self._ledger.connection, schema_sql(), SCHEMA_VERSION, APPLICATION_ID)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -12,6 +13,7 @@ from typing import Any
 import apsw
 import pytest
 
+import localmem
 from localmem.cli import main
 from localmem.core import db as _db
 
@@ -203,6 +205,35 @@ def test_text_output_is_readable(cli: CLI, sam: dict[str, str]) -> None:
     assert (code, err) == (0, "")
     assert "Sam lives in Lisbon" in out and "valid 2023-05 until 2025-09-01" in out
     assert f"[superseded by {sam['berlin']}]" in out
+
+
+def test_text_output_shows_each_memory_the_way_the_tui_does(cli: CLI, fee_id: str) -> None:
+    """A memory's line is its text and JSON value as localmem.present writes it, then its flags."""
+    from localmem.present import marks, memory_text
+
+    code, out, err = cli("get", fee_id)
+    assert (code, err) == (0, "")
+    with localmem.open(cli.db) as store:
+        rev = store.get(fee_id)
+    assert rev is not None
+    assert out.splitlines()[0] == f"{fee_id}  {memory_text(rev)}" == f"{fee_id}  fee = 6"
+    assert out.splitlines()[-1] == f"    [{marks(rev)}]" == "    [corrected]"
+    [named] = cli.json("add", "nickname", "--user", "acct", "--value", '"seven"')
+    assert cli("get", named["memory_id"])[1].splitlines()[0].endswith('nickname = "seven"')
+
+
+def test_the_command_modules_import_only_the_shared_helpers() -> None:
+    """No CLI command module imports another: each uses cli.common and the library, app.py wires them."""
+    cli_dir = Path(localmem.__file__).parent / "cli"
+    groups = {"memories", "sync", "replay", "database"}
+    for name in groups:
+        tree = ast.parse((cli_dir / f"{name}.py").read_text(encoding="utf-8"))
+        siblings: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                siblings |= {node.module} if node.module else {a.name for a in node.names}
+        assert not siblings & (groups | {"app"}), f"cli/{name}.py imports {siblings & (groups | {'app'})}"
+        assert "common" in siblings
 
 
 @pytest.mark.parametrize(

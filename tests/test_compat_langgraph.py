@@ -32,6 +32,8 @@ from langgraph.store.base import (
     ListNamespacesOp,
     MatchCondition,
     PutOp,
+    Result,
+    SearchItem,
     SearchOp,
 )
 from langgraph.warnings import LangGraphDeprecatedSinceV10
@@ -43,7 +45,32 @@ from localmem.testing import FrozenClock
 with warnings.catch_warnings():
     # langmem 0.0.30 imports trustcall, which imports Send from its pre-1.0 place.
     warnings.filterwarnings("ignore", category=LangGraphDeprecatedSinceV10)
-    from langmem import create_manage_memory_tool, create_search_memory_tool
+    from langmem import (  # type: ignore[import-untyped]  # langmem ships no py.typed
+        create_manage_memory_tool,
+        create_search_memory_tool,
+    )
+
+
+def items_of(result: Result) -> list[Item]:
+    """A batch result that must be a search's: a list of items."""
+    assert isinstance(result, list)
+    found = [i for i in result if isinstance(i, Item)]
+    assert len(found) == len(result)
+    return found
+
+
+def namespaces_of(result: Result) -> list[tuple[str, ...]]:
+    """A batch result that must be list_namespaces': a list of namespace tuples."""
+    assert isinstance(result, list)
+    found = [n for n in result if isinstance(n, tuple)]
+    assert len(found) == len(result)
+    return found
+
+
+def score(item: SearchItem) -> float:
+    """The score of a hit of a query (which always has one)."""
+    assert item.score is not None
+    return item.score
 
 
 @pytest.fixture
@@ -83,15 +110,15 @@ def test_batch_order(store: LocalmemStore) -> None:
     assert isinstance(results[0], Item) and results[0].value == {"data": "value1"}
     assert results[0].namespace == ("test", "foo") and results[0].key == "key1"
     assert results[1] is None
-    assert [i.key for i in results[2]] == ["key1"]  # type: ignore[union-attr]
-    assert {("test", "foo"), ("test", "bar")} <= set(results[3])  # type: ignore[arg-type]
+    assert [i.key for i in items_of(results[2])] == ["key1"]
+    assert {("test", "foo"), ("test", "bar")} <= set(namespaces_of(results[3]))
     assert results[4] is None
     again = store.batch([
         SearchOp(namespace_prefix=("test",), filter=None, limit=5, offset=0),
         PutOp(namespace=("test",), key="key3", value={"data": "value3"}),
         GetOp(namespace=("test",), key="key3"),
     ])
-    assert len(again[0]) == 2  # type: ignore[arg-type]
+    assert len(items_of(again[0])) == 2
     assert again[1] is None
     assert isinstance(again[2], Item) and again[2].value == {"data": "value3"}  # a put is seen by a later get
 
@@ -120,9 +147,9 @@ def test_batch_list_namespaces_ops(store: LocalmemStore) -> None:
         ListNamespacesOp(match_conditions=(MatchCondition("suffix", ("public",)),), max_depth=None, limit=10,
                          offset=0),
     ])
-    assert len(every) == len(data)  # type: ignore[arg-type]
-    assert set(shallow) == {("test", "documents"), ("test", "images"), ("prod", "documents")}  # type: ignore[arg-type]
-    assert all(ns[-1] == "public" for ns in public) and len(public) == 3  # type: ignore[union-attr,arg-type]
+    assert len(namespaces_of(every)) == len(data)
+    assert set(namespaces_of(shallow)) == {("test", "documents"), ("test", "images"), ("prod", "documents")}
+    assert [ns[-1] for ns in namespaces_of(public)] == ["public"] * 3
 
 
 def test_basic_store_ops(store: LocalmemStore, clock: FrozenClock) -> None:
@@ -222,7 +249,7 @@ def test_query_pages_do_not_overlap(store: LocalmemStore) -> None:
     page2 = store.search(("test",), query="test", limit=2, offset=2)
     assert len(page1) == len(page2) == 2
     assert {i.key for i in page1}.isdisjoint({i.key for i in page2})
-    assert page1[0].score >= page1[1].score >= page2[0].score  # type: ignore[operator]
+    assert score(page1[0]) >= score(page1[1]) >= score(page2[0])
     assert len(store.search(("test",), query="test", limit=10)) == 5
 
 
@@ -288,7 +315,7 @@ def test_namespace_boundaries_case_and_metacharacters(store: LocalmemStore) -> N
     assert found(("fo",)) == set()
     assert found(("user_1",)) == {("user_1",)}
     assert found(("star*",)) == {("star*",)}
-    assert set(store.list_namespaces(suffix=["alice"], limit=100)) == {("users", "alice")}
+    assert set(store.list_namespaces(suffix=("alice",), limit=100)) == {("users", "alice")}
     assert len(found(())) == 10  # an empty prefix constrains nothing
 
 
@@ -442,6 +469,7 @@ def test_langmem_tools_create_update_search_delete(store: LocalmemStore, lm: loc
 def test_a_refused_operation_rolls_the_batch_back(store: LocalmemStore, lm: localmem.Store) -> None:
     """A batch whose second put has a value that is not a mapping is refused whole, naming the value."""
     with pytest.raises(localmem.InvalidInputError, match="not a mapping"):
+        # The second value is deliberately not a mapping.
         store.batch([PutOp(("docs",), "good", {"v": 1}), PutOp(("docs",), "bad", "text")])  # type: ignore[arg-type]
     assert lm.info().revisions == 0 and store.get(("docs",), "good") is None
 

@@ -42,6 +42,7 @@ def fake_openai(monkeypatch: pytest.MonkeyPatch) -> _FakeCompletions:
     """An `openai` module whose OpenAI().chat.completions.create answers from the prompt, offline."""
     completions = _FakeCompletions()
     module = types.ModuleType("openai")
+    # A module built at run time: mypy cannot know the attribute the stand-in adds.
     module.OpenAI = lambda: types.SimpleNamespace(  # type: ignore[attr-defined]
         chat=types.SimpleNamespace(completions=completions))
     monkeypatch.setitem(sys.modules, "openai", module)

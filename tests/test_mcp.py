@@ -70,10 +70,12 @@ class _Session:
         self._portal, self._client = portal, client
 
     def __call__(self, name: str, arguments: dict[str, Any] | None = None) -> CallToolResult:
-        return self._portal.call(self._client.call_tool, name, arguments or {})
+        result: CallToolResult = self._portal.call(self._client.call_tool, name, arguments or {})
+        return result
 
     def list_tools(self) -> ListToolsResult:
-        return self._portal.call(self._client.list_tools)
+        listed: ListToolsResult = self._portal.call(self._client.list_tools)
+        return listed
 
 
 Call = _Session
@@ -114,8 +116,9 @@ def read_only_call(sessions: dict[str, _Session]) -> _Session:
 def ok(result: CallToolResult) -> dict[str, Any]:
     """The structured result of a call that must have succeeded."""
     assert not result.is_error, result.content
-    assert result.structured_content is not None
-    return result.structured_content
+    content = result.structured_content
+    assert isinstance(content, dict)
+    return content
 
 
 def error_text(result: CallToolResult) -> str:
@@ -289,7 +292,9 @@ def test_read_only_search_logs_no_usage(tmp_path: Path) -> None:
             assert not result.is_error
 
     def usage() -> int:
-        return int(store.connection.execute("SELECT count(*) FROM usage").fetchone()[0])
+        row = store.connection.execute("SELECT count(*) FROM usage").fetchone()
+        assert row is not None
+        return int(row[0])
 
     anyio.run(search, True)
     assert usage() == 0

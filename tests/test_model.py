@@ -484,5 +484,5 @@ def test_store_matches_model() -> None:
 def test_store_matches_model_when_key_heads_are_found_past_a_tiny_window(monkeypatch: Any) -> None:
     """The same, with the key-head lookup's window at one revision, so new key values take both
     paths (found among the latest starts, and the whole key's history) all the time."""
-    monkeypatch.setattr(localmem.store, "KEY_HEAD_WINDOW", 1)
+    monkeypatch.setattr(localmem.core.ledger, "KEY_HEAD_WINDOW", 1)
     run_state_machine_as_test(StoreMachine, settings=settings(stateful_step_count=40))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -9,10 +10,12 @@ from textual.widgets import Input, OptionList, Static
 from tui_helpers import SIZE, answer, demo_store, goto_row, make_app, pilot_test, rows, settle
 
 import localmem
+import tui
 from localmem.cli import demo
 from localmem.testing import FrozenClock
 from tui import LocalmemApp
-from tui.format import interval, word_diff
+from tui.format import word_diff
+from tui.host import Host
 from tui.screens.compare import CompareScreen
 from tui.screens.dialogs import AskDialog, ConfirmDialog, PickDialog
 from tui.screens.expired import ExpiredScreen
@@ -209,7 +212,7 @@ async def test_the_timeline_draws_lisbon_then_berlin(store: localmem.Store) -> N
         assert len(bars) == 2
         lisbon = next(b for b in bars if b.startswith("Sam lives in Lisbon"))
         berlin = next(b for b in bars if b.startswith("Sam lives in Berlin"))
-        assert "May 2023–Aug 2025" in lisbon and "since 1 Sep 2025" in berlin
+        assert "2023-05 until 2025-09-01" in lisbon and "since 2025-09-01" in berlin
         lisbon_bar, berlin_bar = lisbon.split("\n")[0], berlin.split("\n")[0]
         last = lisbon_bar.rindex("█")
         assert lisbon_bar.index("█") < last <= berlin_bar.index("█") <= last + 1
@@ -272,6 +275,20 @@ async def test_filter_by_kind_and_key(store: localmem.Store) -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert _texts(app) == ["Sam lives in Berlin"]
+
+
+@pilot_test
+async def test_the_users_zone_is_the_one_writes_use() -> None:
+    """After a move, a correction to an old memory does not pull the clocks back to the old zone."""
+    with localmem.open(":memory:", clock=FrozenClock("2026-03-02T08:00:00Z")) as store:
+        old = store.add("Sam likes pastéis", user_id="sam", tz="Europe/Lisbon")
+        store.add("Sam likes currywurst", user_id="sam", tz="Europe/Berlin")
+        store.correct(old.memory_id, text="Sam likes pastéis de nata")  # newest revision, Lisbon's zone
+        assert store.user_zone("sam") == "Europe/Berlin" == store.add("x", user_id="sam").tz
+        app = make_app(store, "2026-03-02T12:00:00Z", "sam")
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            assert app.view.tz == "Europe/Berlin"
 
 
 @pilot_test
@@ -348,12 +365,35 @@ async def test_write_correct_shows_the_revision_then_appends_it() -> None:
         await answer(pilot, "fee for fill 42", "8", "audit")
         await pilot.press("y")
         await settle(pilot)
-        assert app.screen is history
+        assert app.screen is history  # type: ignore[comparison-overlap]  # mypy keeps the dialog's narrowing
         assert [c.new_value for c in history.data.changes] == [4, 7, 6, 8]
         assert [c.new_value for c in store.history(fee_id)] == [4, 7, 6, 8]
         await pilot.press("escape")
         await settle(pilot)
         assert "fee for fill 42 = 8" in _texts(app)
+
+
+@pilot_test
+async def test_write_correct_refuses_a_value_that_is_not_json() -> None:
+    """A Value of `seven` is refused in the dialog with the command line's error; nothing is appended."""
+    store = demo_store()
+    app = make_app(store, "2026-03-02T12:00:00Z", demo.FEE_USER, write=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await goto_row(pilot, "fee for fill 42")
+        await pilot.press("enter")
+        await settle(pilot)
+        before = store.info().revisions
+        await pilot.press("c")
+        await answer(pilot, "fee for fill 42", "seven", "audit")
+        assert isinstance(app.screen, AskDialog)  # still open, to be fixed
+        error = str(app.screen.query_one(".dialog-error", Static).render())
+        assert error.startswith("Value 'seven' is not JSON: numbers as they are (7), strings quoted")
+        await answer(pilot, "fee for fill 42", '"seven"', "audit")
+        assert isinstance(app.screen, ConfirmDialog)
+        assert 'value   6 → "seven"' in str(app.screen.query_one("#preview", Static).render())
+        await pilot.press("n")
+    assert store.info().revisions == before
 
 
 @pilot_test
@@ -443,14 +483,58 @@ async def test_many_rows_load_in_pages_as_the_cursor_moves() -> None:
 
 
 def test_formatting_rules() -> None:
-    """Intervals read at their precision, and a word diff strikes what went and marks what came."""
-    store = demo_store()
-    run = store.read("sam", kind="event", current_only=False, as_of="2025-10-01")[0]
-    assert interval(run.valid) == "weekend of 14–15 Jun 2025"
-    diet = store.read("sam", key="diet", current_only=False, as_of="2025-10-01")
-    assert [interval(r.valid) for r in diet] == ["Jan 2024–Feb 2025", "since 1 Mar 2025"]
+    """A word diff strikes what went and marks what came; the filter box reads kind: and key:."""
     diff = word_diff("Sam injured the left knee", "Sam injured the left knee (patellar tendinitis)")
     assert diff.plain == "Sam injured the left knee (patellar tendinitis)"
     assert [diff.plain[s.start:s.end].strip() for s in diff.spans] == ["(patellar tendinitis)"]
     assert parse_filter("kind:goal key=home_city") == ("goal", "home_city")
     assert parse_filter("diet") == (None, "diet")
+
+
+def _tui_imports() -> dict[str, set[str]]:
+    """Each module of tui/ and the tui modules it imports (TYPE_CHECKING and function-level ones too)."""
+    root = Path(tui.__file__).parent
+    graph: dict[str, set[str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
+        package = parts[:-1]  # what a relative import is relative to, for a module and an __init__
+        name = ".".join(package if parts[-1] == "__init__" else parts)
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
+                found |= {base} | {f"{base}.{a.name}" for a in node.names}
+        graph[name] = found
+    # A package's __init__ re-exporting its submodules is not a cycle of design: skip edges to a parent.
+    return {m: {d for d in ds if d in graph and d != m and not m.startswith(d + ".")}
+            for m, ds in graph.items()}
+
+
+def test_no_tui_module_imports_one_that_imports_it_back() -> None:
+    """tui/ has no import cycle: the screens reach the app through tui.host, never tui.app."""
+    graph = _tui_imports()
+    assert {"tui.host", "tui.messages", "tui.state"} <= graph["tui.screens.base"]  # the walk sees imports
+    assert "tui.screens.base" in graph["tui.app"]
+
+    def in_a_cycle(start: str) -> bool:
+        todo, seen = list(graph[start]), set()
+        while todo:
+            m = todo.pop()
+            if m == start:
+                return True
+            if m not in seen:
+                seen.add(m)
+                todo.extend(graph[m])
+        return False
+
+    assert [m for m in graph if in_a_cycle(m)] == []
+
+
+def test_the_app_is_the_host_its_screens_expect() -> None:
+    """LocalmemApp has every member of the tui.host.Host protocol the screens use."""
+    app = make_app(demo_store(), FEE_AT, demo.FEE_USER)
+    assert isinstance(app, Host)

@@ -22,8 +22,8 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from localmem import Clock, LocalmemError, Store, system_clock
+from localmem.present import local_time
 
-from .format import local_time
 from .screens.base import ViewScreen
 from .screens.compare import CompareScreen
 from .screens.dialogs import AskDialog, PickDialog
@@ -139,7 +139,7 @@ class LocalmemApp(App[None]):
         try:
             users = source.run(lambda s: s.users())
             user = self.view.user or (users[0] if users else None)
-            tz = source.run(lambda s: _zone_of(s, user)) if user else "UTC"
+            tz = source.run(lambda s: s.user_zone(user)) if user else "UTC"
         except LocalmemError as exc:
             self.post_message(self._Unusable("Cannot read the database", str(exc)))
             source.close()
@@ -263,7 +263,7 @@ class LocalmemApp(App[None]):
     def _switch_user(self, user: str) -> None:
         source = self.source
         assert source is not None
-        tz = source.run(lambda s: _zone_of(s, user))
+        tz = source.run(lambda s: s.user_zone(user))
         self.call_from_thread(self.set_view, replace(self.view, user=user, tz=tz))
 
     # -- opening screens -----------------------------------------------------------
@@ -280,11 +280,3 @@ class LocalmemApp(App[None]):
         """Compare one memory under two knowledge cutoffs."""
         self.push_screen(CompareScreen(memory_id))
 
-
-def _zone_of(store: Store, user: str | None) -> str:
-    """The user's zone: the one their newest memory was written in (UTC if none)."""
-    if user is None:
-        return "UTC"
-    page, _ = store.read_page(user, current_only=False, include_expired=True, include_retracted=True,
-                              known_at="9999-12-31T00:00:00Z", limit=1)
-    return page[0].tz if page else "UTC"

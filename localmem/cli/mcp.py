@@ -1,25 +1,23 @@
 """``localmem mcp``: serve the store to MCP clients (stdio, or streamable HTTP on localhost).
 
-Kept apart from the other commands so that it adds one hook to the parser; the
-MCP SDK is imported only when the command runs (``pip install 'localmem[mcp]'``).
-An interface: it uses the library's public names.
+A command group of its own, so that it adds one line to the parser; the MCP SDK is
+imported only when the command runs (``pip install 'localmem[mcp]'``).
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from .. import Clock, InvalidInputError, InvalidOperationError, Store, system_clock
-from ..testing import FrozenClock
+from .. import InvalidInputError, InvalidOperationError, Store, system_clock
+from .common import Command, clock_arg
 
-__all__ = ["add_command", "cmd_mcp"]
+__all__ = ["add_commands", "cmd_mcp"]
 
 
-def add_command(sub: Any, common: argparse.ArgumentParser) -> None:
-    """Add the ``mcp`` command to the subcommands ``sub`` (an argparse subparsers action)."""
-    help_ = "serve the store to MCP clients (agents, desktop apps) over stdio, or HTTP on localhost"
-    p = sub.add_parser("mcp", help=help_, description=help_, parents=[common])
+def add_commands(command: Command) -> None:
+    """Add ``mcp``."""
+    p = command("mcp", "serve the store to MCP clients (agents, desktop apps) over stdio, "
+                       "or HTTP on localhost")
     p.add_argument("--read-only", action="store_true",
                    help="offer only the read tools (search, read, get, history, snapshot, knew); "
                         "search logs no usage")
@@ -39,7 +37,7 @@ def cmd_mcp(store: Store, args: argparse.Namespace) -> int:
         raise InvalidOperationError(
             f"localmem mcp needs the MCP SDK ({(exc.name or 'mcp').split('.')[0]} is missing): "
             "pip install 'localmem[mcp]'") from exc
-    now = getattr(args, "now", None)
-    clock: Clock = system_clock if now is None else FrozenClock(now)
+    # `knew` without `until` means now: the same clock as the store's (--now stops both).
+    clock = clock_arg(getattr(args, "now", None)) or system_clock
     serve(store, read_only=args.read_only, http=port, clock=clock)
     return 0

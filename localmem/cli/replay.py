@@ -17,34 +17,23 @@ from typing import Any
 
 from ..core.revision import Revision
 from ..errors import InvalidInputError, NotFoundError
+from ..present import marks, memory_text
 from ..replay.compare import Comparison
 from ..replay.derive import Provenance
 from ..replay.knew import KnowledgeDiff
 from ..replay.receipts import Decision
 from ..replay.runs import Run, View
 from ..store import Store
-from .app import _filter_arg, _json_arg, _print_revisions, _revision_lines
+from .common import Command, filter_arg, json_arg, print_revisions, revision_lines
 
 __all__ = ["add_commands", "evaluate"]
-
-Command = Callable[..., argparse.ArgumentParser]
-
 
 # -- printing ------------------------------------------------------------------------
 
 
-def _short(rev: Revision) -> str:
-    if rev.erased:
-        return "[erased]"
-    value = "" if rev.value is None else f" = {json.dumps(rev.value, ensure_ascii=False)}"
-    return f"{rev.text}{value}"
-
-
 def _marks(rev: Revision) -> str:
-    flags = [n for n in ("expired", "retracted", "erased", "stale") if getattr(rev, n)]
-    if rev.superseded_by:
-        flags.append(f"superseded by {rev.superseded_by}")
-    return f"  [{', '.join(flags)}]" if flags else ""
+    flags = marks(rev)
+    return f"  [{flags}]" if flags else ""
 
 
 def _print_run(run: Run, as_json: bool) -> None:
@@ -92,12 +81,12 @@ def _print_decision(store: Store, d: Decision, as_json: bool, available: bool) -
         if rev.erased:
             since = "  [erased: content destroyed]"
         elif now is not None and now.rev_id != rev.rev_id:
-            since = f"  [since: v{now.version} {now.op} → {_short(now)}]"
-        print(f"    {rev.rev_id}  v{rev.version} {_short(rev)}{since}")
+            since = f"  [since: v{now.version} {now.op} → {memory_text(now)}]"
+        print(f"    {rev.rev_id}  v{rev.version} {memory_text(rev)}{since}")
     if avail is not None:
         print(f"  available at its cutoff ({len(avail)}):")
         for rev in avail:
-            print(f"    {rev.memory_id}  v{rev.version} {_short(rev)}{_marks(rev)}")
+            print(f"    {rev.memory_id}  v{rev.version} {memory_text(rev)}{_marks(rev)}")
 
 
 def _print_provenance(items: Sequence[Provenance], as_json: bool) -> None:
@@ -107,7 +96,7 @@ def _print_provenance(items: Sequence[Provenance], as_json: bool) -> None:
     if not items:
         print("(nothing stale)")
     for p in items:
-        print(f"{p.revision.memory_id}  {_short(p.revision)}  [stale]")
+        print(f"{p.revision.memory_id}  {memory_text(p.revision)}  [stale]")
         for s in p.staleness:
             newer = f" · newer revision {s.newer_rev}" if s.newer_rev else ""
             by = f" · replaced by {s.replaced_by}" if s.replaced_by else ""
@@ -131,7 +120,7 @@ def _print_knew(snapshot_memories: Sequence[Revision], user: str, at: str) -> No
     for kind in sorted(kinds):
         print(f"{kind} ({len(kinds[kind])})")
         for rev in kinds[kind]:
-            print(f"  {rev.memory_id}  {_short(rev)}  · valid {rev.valid}{_marks(rev)}")
+            print(f"  {rev.memory_id}  {memory_text(rev)}  · valid {rev.valid}{_marks(rev)}")
 
 
 def _print_diff(diff: KnowledgeDiff, as_json: bool) -> None:
@@ -144,9 +133,9 @@ def _print_diff(diff: KnowledgeDiff, as_json: bool) -> None:
         print("(nothing)")
     for e in diff.entries:
         if e.before is None or e.change in ("learned", "derived"):
-            what = _short(e.revision)
+            what = memory_text(e.revision)
         else:
-            what = f"{_short(e.before)} → {_short(e.revision)}"
+            what = f"{memory_text(e.before)} → {memory_text(e.revision)}"
         print(f"  {e.change:<10} {e.memory_id}  {what}  (recorded {e.at.isoformat()})")
 
 
@@ -254,10 +243,10 @@ def cmd_run_advance(store: Store, args: argparse.Namespace) -> None:
 
 def cmd_run_read(store: Store, args: argparse.Namespace) -> None:
     run = _run(store, args)
-    _print_revisions(run.read(valid_at=args.valid_at, current_only=not args.history,
+    print_revisions(run.read(valid_at=args.valid_at, current_only=not args.history,
                               include_expired=args.include_expired,
                               include_retracted=args.include_retracted, kind=args.kind, key=args.key,
-                              filters=_filter_arg(args.filter)), args.json)
+                              filters=filter_arg(args.filter)), args.json)
 
 
 def cmd_run_search(store: Store, args: argparse.Namespace) -> None:
@@ -270,7 +259,7 @@ def cmd_run_search(store: Store, args: argparse.Namespace) -> None:
     if not hits:
         print("(no memories)")
     for h in hits:
-        for line in _revision_lines(h.revision):
+        for line in revision_lines(h.revision):
             print(line)
 
 
@@ -287,7 +276,7 @@ def cmd_run_decide(store: Store, args: argparse.Namespace) -> None:
     run = _run(store, args)
     prompt: bytes | str = _read_bytes(args.prompt_file) if args.prompt_file else args.prompt
     output = _read_bytes(args.output_file) if args.output_file else None
-    meta = _json_arg(args.meta, "--meta", 'an object such as {"model": "m1"}')
+    meta = json_arg(args.meta, "--meta", 'an object such as {"model": "m1"}')
     d = run.record_decision(args.step, retrieved=args.retrieved or (), prompt=prompt, output=output,
                             meta=meta, valid_at=args.valid_at)
     _print_decision(store, d, args.json, False)
@@ -320,9 +309,9 @@ def cmd_decision_list(store: Store, args: argparse.Namespace) -> None:
 
 def cmd_derive(store: Store, args: argparse.Namespace) -> None:
     rev = store.derive(args.text, from_=args.sources, user_id=args.user, kind=args.kind,
-                       value=_json_arg(args.value, "--value"), reason=args.reason,
+                       value=json_arg(args.value, "--value"), reason=args.reason,
                        supersedes=store.resolve_id(args.supersedes) if args.supersedes else None)
-    _print_revisions([rev], args.json)
+    print_revisions([rev], args.json)
 
 
 def cmd_stale(store: Store, args: argparse.Namespace) -> None:
@@ -364,7 +353,7 @@ def cmd_knew(store: Store, args: argparse.Namespace) -> None:
 
 
 def add_commands(command: Command, common: argparse.ArgumentParser) -> None:
-    """Add the replay commands through cli.py's ``command`` helper."""
+    """Add the replay commands through the parser's ``command`` helper (see :mod:`.app`)."""
     p = command("run", "runs pinned at a knowledge cutoff: start, step, advance, read, decide")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
 

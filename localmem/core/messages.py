@@ -1,31 +1,29 @@
 """Messages as memories: what a message says about time, and bulk import of a conversation.
 
 A message's time phrases mean something only against the instant it was sent:
-:func:`read_times` resolves them for one write, and :func:`import_messages`
-reads a whole conversation, each message at its own ``sent_at``, never against
-the day of the import; nothing here falls back to the clock.
+:func:`read_times` resolves them for one write, and :func:`checked_messages`
+checks a whole conversation before any of it is written (each message is then
+read at its own ``sent_at``, never against the day of the import); nothing here
+falls back to the clock.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from ..errors import InvalidInputError
-from ..time.clock import from_micros, parse_time, to_micros, zone
+from ..time.clock import from_micros, to_micros
 from ..time.resolver import find_times, rewrite
 
-if TYPE_CHECKING:
-    from ..store import Store
-    from .revision import Revision
-
-__all__ = ["import_messages", "read_times"]
+__all__ = ["checked_messages", "read_times"]
 
 _FIELDS = ("role", "content", "sent_at")
 
 
-def _checked(messages: object, roles: Sequence[str]) -> list[tuple[int, Mapping[str, Any]]]:
+def checked_messages(messages: object, roles: Sequence[str]) -> list[tuple[int, Mapping[str, Any]]]:
+    """The messages of ``roles`` with their indexes, every message checked first (a bad one is refused)."""
     if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
         raise InvalidInputError(
             f"messages={messages!r:.60} is not a list: expected a list of "
@@ -53,40 +51,6 @@ def _checked(messages: object, roles: Sequence[str]) -> list[tuple[int, Mapping[
         if message["role"] in roles:
             kept.append((i, message))
     return kept
-
-
-def import_messages(
-    store: Store,
-    messages: Sequence[Mapping[str, Any]],
-    user_id: str,
-    tz: str | ZoneInfo | None,
-    *,
-    roles: Sequence[str] = ("user",),
-    kind: str = "message",
-    source: Mapping[str, Any] | None = None,
-) -> list[Revision]:
-    """Write one memory per message from ``roles`` (see :meth:`Store.add_messages`)."""
-    kept = _checked(messages, roles)
-    if source is not None and not isinstance(source, Mapping):
-        raise InvalidInputError(f"source={source!r:.60} is not a mapping")
-    z = zone(tz) if tz is not None else None
-    # Read every send time first: a bad one refuses the import before any write.
-    when = [parse_time(m["sent_at"], name=f"messages[{i}].sent_at", tz=z or zone("UTC")).at for i, m in kept]
-    out = []
-    with store.batch():
-        for (i, message), sent_at in zip(kept, when, strict=True):
-            provenance = {**(source or {}), "role": message["role"], "index": i}
-            out.append(
-                store.add(
-                    message["content"],
-                    user_id=user_id,
-                    observed_at=sent_at,
-                    tz=z,
-                    kind=kind,
-                    source=provenance,
-                )
-            )
-    return out
 
 
 def read_times(

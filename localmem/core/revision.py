@@ -11,12 +11,22 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from ..time.clock import from_micros
-from ..time.interval import ValidTime
+from ..time.interval import Precision, ValidTime
+from .sql import REVISION_FIELDS
 
-__all__ = ["Revision", "Change", "Snapshot", "Erasure", "revision_from_row", "changes"]
+__all__ = [
+    "Op", "ValidSource", "Revision", "Change", "Snapshot", "Erasure", "new_revision", "revision_from_row",
+    "loads_json", "changes",
+]
+
+
+#: The write that made a revision. Kept in step with the CHECK in schema.sql.
+Op = Literal["assert", "correct", "supersede", "superseded", "expire", "retract", "derive"]
+#: Where a revision's valid time came from: given, read from a time phrase, or assumed.
+ValidSource = Literal["explicit", "resolved", "assumed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +66,7 @@ class Revision:
     kind: str
     key: str | None
     version: int
-    op: str
+    op: Op
     text: str | None
     value: Any
     attributes: dict[str, Any] | None
@@ -64,8 +74,8 @@ class Revision:
     reason: str | None
     valid_from: datetime
     valid_to: datetime | None
-    precision: str
-    valid_source: str
+    precision: Precision
+    valid_source: ValidSource
     observed_at: datetime
     recorded_at: datetime
     tz: str
@@ -134,53 +144,54 @@ def _fast_constructor(cls: type) -> Any:
     return namespace["make"]
 
 
-#: Keyword constructor for Revision that skips the frozen __init__ (see above).
-_new_revision = _fast_constructor(Revision)
+#: Keyword constructor for Revision that skips the frozen __init__ (see above): every field given.
+new_revision = _fast_constructor(Revision)
+
+#: How a stored column becomes a Revision field (the others are taken as they are).
+_DECODERS = {
+    "value": "loads_json({0})", "attributes": "loads_json({0})", "source": "loads_json({0})",
+    "valid_from": "from_micros({0})", "valid_to": "None if {0} is None else from_micros({0})",
+    "observed_at": "from_micros({0})", "recorded_at": "from_micros({0})",
+    "expires_at": "None if {0} is None else from_micros({0})",
+    "retracted": "bool({0})", "corrected": "bool({0})",
+}
+#: Fields computed from the row and the read's times rather than read from a column.
+_COMPUTED = {
+    "erased": "erased_at is not None",
+    "expired": "expires_at is not None and valid_at is not None and expires_at <= valid_at",
+    "stale": "False",
+}
+
+
+def _row_decoder() -> Any:
+    """``revision_from_row``, generated from :data:`localmem.core.sql.REVISION_FIELDS`.
+
+    The row's columns are unpacked in that list's order, so the SELECT list and the
+    decoder cannot drift apart; written out as straight-line code, it costs what a
+    hand-written one does.
+    """
+    columns = [name for name, _ in REVISION_FIELDS]
+    kept = [f.name for f in fields(Revision)]
+    unknown = set(kept) - set(columns) - set(_COMPUTED)
+    assert not unknown, f"Revision fields with no column or rule: {unknown}"
+    args = [f"{n}={_DECODERS.get(n, '{0}').format(n)}" for n in kept if n not in _COMPUTED]
+    args += [f"{n}={rule}" for n, rule in _COMPUTED.items()]
+    src = (f"def revision_from_row(row, valid_at):\n    ({', '.join(columns)},) = row\n"
+           f"    return _new({', '.join(args)})\n")
+    namespace: dict[str, Any] = {"_new": new_revision, "loads_json": loads_json, "from_micros": from_micros}
+    exec(src, namespace)  # noqa: S102 - generated from REVISION_FIELDS and Revision's own fields
+    return namespace["revision_from_row"]
+
+
+_revision_from_row = _row_decoder()
 
 
 def revision_from_row(row: Sequence[Any], valid_at: int | None) -> Revision:
-    """Build a Revision from a row of ``queries.REVISION_COLUMNS``.
+    """Build a Revision from a row of :data:`localmem.core.sql.REVISION_COLUMNS`.
 
     ``valid_at`` (microseconds) is the read's valid time, for the expired flag.
     """
-    (
-        _seq, rev_id, memory_id, user_id, kind, key, version, op,
-        text, value, attributes, source, reason,
-        valid_from, valid_to, precision, valid_source, observed_at, recorded_at,
-        tz, expires_at, retracted, corrected, prev_rev, supersedes, superseded_by,
-        origin, erased_at,
-    ) = row
-    rev: Revision = _new_revision(
-        rev_id=rev_id,
-        memory_id=memory_id,
-        user_id=user_id,
-        kind=kind,
-        key=key,
-        version=version,
-        op=op,
-        text=text,
-        value=loads_json(value),
-        attributes=loads_json(attributes),
-        source=loads_json(source),
-        reason=reason,
-        valid_from=from_micros(valid_from),
-        valid_to=None if valid_to is None else from_micros(valid_to),
-        precision=precision,
-        valid_source=valid_source,
-        observed_at=from_micros(observed_at),
-        recorded_at=from_micros(recorded_at),
-        tz=tz,
-        expires_at=None if expires_at is None else from_micros(expires_at),
-        prev_rev=prev_rev,
-        supersedes=supersedes,
-        superseded_by=superseded_by,
-        origin=origin,
-        retracted=bool(retracted),
-        corrected=bool(corrected),
-        erased=erased_at is not None,
-        expired=expires_at is not None and valid_at is not None and expires_at <= valid_at,
-        stale=False,
-    )
+    rev: Revision = _revision_from_row(row, valid_at)
     return rev
 
 

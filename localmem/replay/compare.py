@@ -25,17 +25,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..core import reads
 from ..core.ids import is_id
+from ..core.ledger import Ledger
 from ..core.revision import Revision
 from ..errors import InvalidInputError
 from ..search.ranking import Hit
 from ..time.clock import UTC_ZONE, TimeInput, from_micros, instant_micros
 from .runs import View
-
-if TYPE_CHECKING:
-    from ..store import Store
 
 __all__ = ["Perspective", "Comparison", "compare", "render_answer", "short_times"]
 
@@ -156,7 +155,7 @@ def render_answer(answer: Any) -> str:
 
 
 def compare(
-    store: Store,
+    ledger: Ledger,
     question: str | Callable[[View], Any],
     *,
     known_at: Sequence[TimeInput],
@@ -175,10 +174,9 @@ def compare(
         kind, label = "function", str(name or getattr(question, "__name__", "function"))
     elif isinstance(question, str) and question.strip():
         q = question.strip()
-        if is_id(q) and store._conn.execute("SELECT 1 FROM memories WHERE memory_id = ?",
-                                            (q.upper(),)).fetchone():
+        if is_id(q) and ledger.exists(q.upper()):
             kind, label = "memory", q.upper()
-            memory = store._state(label, writable=False)
+            memory = ledger.state(label, writable=False)
             user_id = user_id or memory.user_id
         else:
             kind, label = "search", q
@@ -188,18 +186,18 @@ def compare(
             "or a function of a pinned view")
     if kind != "memory" and user_id is None:
         raise InvalidInputError(f"a {kind} comparison needs user_id=: whose memories to read")
-    z = store._zone_for(None, user_id) if user_id is not None else UTC_ZONE
+    z = ledger.zone_for(None, user_id) if user_id is not None else UTC_ZONE
     if memory is not None:
-        z = store._zone_for(memory.tz, memory.user_id)
+        z = ledger.zone_for(memory.tz, memory.user_id)
     cutoffs = [instant_micros(k, name=f"known_at[{i}]", tz=z) for i, k in enumerate(known_at)]
     valid = None if valid_at is None else instant_micros(valid_at, name="valid_at", tz=z)
     out: list[Perspective] = []
     for known in cutoffs:
         v = known if valid is None else valid
-        view = View(store, user_id, known, v)
+        view = View(ledger, user_id, known, v)
         answer: Any
         if kind == "memory":
-            answer = store.get(label, known_at=from_micros(known), valid_at=from_micros(v))
+            answer = reads.get(ledger, label, known_at=from_micros(known), valid_at=from_micros(v))
         elif kind == "search":
             answer = view.search(label, log=False)
         else:

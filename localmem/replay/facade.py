@@ -2,41 +2,41 @@
 perspectives and knowledge diffs (DESIGN.md §4).
 
 Each method checks its input and hands over to the module that owns the
-concept: :mod:`localmem.runs`, :mod:`localmem.receipts`, :mod:`localmem.derive`,
-:mod:`localmem.compare`, :mod:`localmem.knew`. Their docstrings state the rules.
+concept: :mod:`~localmem.replay.runs`, :mod:`~localmem.replay.receipts`, :mod:`~localmem.replay.derive`,
+:mod:`~localmem.replay.compare`, :mod:`~localmem.replay.knew`. Their docstrings state the rules.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 
 from ..core.db import map_errors
 from ..core.inputs import check_text, optional_text
+from ..core.ledger import Ledger
 from ..core.revision import Revision
 from ..search.ranking import Hit
 from ..time.clock import TimeInput
 from . import compare as compare_
 from . import derive as derive_
 from . import knew, receipts, runs
+from . import sql as rq
 from .compare import Comparison
 from .derive import Provenance
 from .knew import KnowledgeDiff
 from .receipts import Decision
 from .runs import Run, View
 
-if TYPE_CHECKING:
-    from ..store import Store
-
 __all__ = ["Replay"]
 
 
-def _store(obj: object) -> Store:
-    return cast("Store", obj)
-
-
 class Replay:
-    """Replay and audit: the methods :class:`~localmem.store.Store` gets from this mixin."""
+    """Replay and audit: the methods :class:`~localmem.store.Store` gets from this mixin.
+
+    Like every part of the store, it works through the store's write core (``_ledger``).
+    """
+
+    _ledger: Ledger
 
     def run(self, run_id: str, *, user_id: str | None = None, known_at: TimeInput | None = None) -> Run:
         """Start a run pinned at a knowledge cutoff, or resume a persisted one.
@@ -52,7 +52,7 @@ class Replay:
                 or cutoff differs from the one given.
         """
         with map_errors():
-            return runs.open_run(_store(self), run_id, user_id, known_at)
+            return runs.open_run(self._ledger, run_id, user_id, known_at)
 
     def decision(self, decision_id: str) -> Decision:
         """A decision receipt, its prompt and output bytes exactly as recorded.
@@ -62,13 +62,13 @@ class Replay:
             CorruptDatabaseError: the stored bytes no longer hash to their key.
         """
         with map_errors():
-            return receipts.load_decision(_store(self)._conn, decision_id)
+            return receipts.load_decision(self._ledger.connection, decision_id)
 
     def decisions(self, *, run_id: str | None = None, citing: str | None = None) -> list[Decision]:
         """Receipts, oldest first: of one run, and/or citing any revision of memory ``citing``."""
         optional_text(run_id, "run_id")
         optional_text(citing, "citing")
-        conn = _store(self)._conn
+        conn = self._ledger.connection
         with map_errors():
             return [receipts.load_decision(conn, d) for d in receipts.decision_ids(conn, run_id, citing)]
 
@@ -80,12 +80,12 @@ class Replay:
         stale as of the cutoff. See :mod:`localmem.receipts`.
         """
         with map_errors():
-            return receipts.available_at(_store(self)._conn, decision_id)
+            return receipts.available_at(self._ledger.connection, decision_id)
 
     def cited(self, decision_id: str) -> list[Revision]:
         """The exact revisions a decision retrieved, in its order; erased ones flagged, without content."""
         with map_errors():
-            return receipts.cited(_store(self)._conn, decision_id)
+            return receipts.cited(self._ledger.connection, decision_id)
 
     def derive(
         self,
@@ -126,7 +126,7 @@ class Replay:
         """
         with map_errors():
             return derive_.derive(
-                _store(self), text, from_=from_, user_id=user_id, kind=kind, value=value,
+                self._ledger, text, from_=from_, user_id=user_id, kind=kind, value=value,
                 attributes=attributes, valid_from=valid_from, valid_to=valid_to, precision=precision,
                 source=source, reason=reason, supersedes=supersedes)
 
@@ -138,7 +138,7 @@ class Replay:
             InvalidOperationError: it is not derived, or was not yet known at known_at.
         """
         with map_errors():
-            return derive_.provenance(_store(self), memory_id, known_at)
+            return derive_.provenance(self._ledger, memory_id, known_at)
 
     def stale(self, user_id: str, *, known_at: TimeInput | None = None) -> list[Provenance]:
         """The user's derived memories that are stale as known at known_at (default now).
@@ -149,7 +149,7 @@ class Replay:
         memories are left out.
         """
         with map_errors():
-            return derive_.stale(_store(self), user_id, known_at)
+            return derive_.stale(self._ledger, user_id, known_at)
 
     def compare(
         self,
@@ -164,7 +164,7 @@ class Replay:
 
         Args:
             question: a memory id, a search query, or a function of a pinned
-                :class:`~localmem.runs.View` (e.g. ``lambda v: cash(v.read())``).
+                :class:`~localmem.replay.runs.View` (e.g. ``lambda v: cash(v.read())``).
             known_at: the cutoffs, one perspective each, in the order given.
             valid_at: the valid time for every perspective (default: each cutoff).
             user_id: whose memories (needed for a query or a function).
@@ -174,7 +174,7 @@ class Replay:
             InvalidInputError: no cutoffs; no user for a query or function.
         """
         with map_errors():
-            return compare_.compare(_store(self), question, known_at=known_at, valid_at=valid_at,
+            return compare_.compare(self._ledger, question, known_at=known_at, valid_at=valid_at,
                                     user_id=user_id, name=name)
 
     def knowledge_diff(self, user_id: str, *, since: TimeInput, until: TimeInput) -> KnowledgeDiff:
@@ -184,18 +184,17 @@ class Replay:
             InvalidInputError: ``until`` is not after ``since``.
         """
         with map_errors():
-            return knew.knowledge_diff(_store(self), user_id, since, until)
+            return knew.knowledge_diff(self._ledger, user_id, since, until)
 
     def run_ids(self, user_id: str | None = None) -> list[str]:
         """Every run's id (of one user if given), oldest first."""
         optional_text(user_id, "user_id")
-        conn = _store(self)._conn
+        conn = self._ledger.connection
         if user_id is None:
-            rows = conn.execute("SELECT run_id FROM runs ORDER BY started_at, run_id")
+            rows = conn.execute(rq.RUN_IDS)
         else:
             check_text(user_id, "user_id")
-            rows = conn.execute("SELECT run_id FROM runs WHERE user_id = ? ORDER BY started_at, run_id",
-                                (user_id,))
+            rows = conn.execute(rq.RUN_IDS_OF, (user_id,))
         return [r[0] for r in rows]
 
 

@@ -13,15 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..core import reads
 from ..core.inputs import check_text
+from ..core.ledger import Ledger
 from ..core.revision import Revision
 from ..errors import InvalidInputError
 from ..time.clock import TimeInput, to_micros
-
-if TYPE_CHECKING:
-    from ..store import Store
 
 __all__ = ["DiffEntry", "KnowledgeDiff", "knowledge_diff", "CHANGES"]
 
@@ -72,11 +71,11 @@ class KnowledgeDiff:
                 "entries": [e.to_dict() for e in self.entries]}
 
 
-def knowledge_diff(store: Store, user_id: str, since: TimeInput, until: TimeInput) -> KnowledgeDiff:
+def knowledge_diff(ledger: Ledger, user_id: str, since: TimeInput, until: TimeInput) -> KnowledgeDiff:
     """See :meth:`localmem.store.Store.knowledge_diff`."""
     check_text(user_id, "user_id")
-    first = store.snapshot(user_id, known_at=since)
-    last = store.snapshot(user_id, known_at=until)
+    first = reads.snapshot(ledger, user_id, known_at=since)
+    last = reads.snapshot(ledger, user_id, known_at=until)
     if last.known_at <= first.known_at:
         raise InvalidInputError(
             f"until={last.known_at.isoformat()!r} is not after since={first.known_at.isoformat()!r}: "
@@ -93,7 +92,7 @@ def knowledge_diff(store: Store, user_id: str, since: TimeInput, until: TimeInpu
     for memory_id, rev in after.items():
         if not rev.erased:
             continue
-        erasure = store.erasure(memory_id)
+        erasure = reads.erasure(ledger, memory_id)
         if erasure is not None and first.known_at < erasure.erased_at <= last.known_at:
             entries.append(DiffEntry("erased", memory_id, held.get(memory_id), rev, erasure.erased_at, rev))
     entries.sort(key=lambda e: (to_micros(e.at), CHANGES.index(e.change), e.memory_id))

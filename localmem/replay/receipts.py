@@ -39,21 +39,21 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import apsw
 
 from ..core.ids import new_id
 from ..core.inputs import check_text, encode_json
+from ..core.ledger import Ledger
+from ..core.reads import fetch_revisions
 from ..core.revision import Revision, loads_json, revision_from_row
+from ..core.staleness import mark_stale
 from ..errors import CorruptDatabaseError, InvalidInputError, InvalidOperationError, NotFoundError
 from ..search.ranking import Hit
 from ..time.clock import from_micros
 from . import sql as rq
-from .derive import fetch_revisions, mark_stale, rev_ids
-
-if TYPE_CHECKING:
-    import apsw
-
-    from ..store import Store
+from .derive import rev_ids
 
 __all__ = ["Decision", "record_decision", "load_decision", "available_at", "cited", "decision_ids",
            "as_bytes", "sha256_hex"]
@@ -120,9 +120,8 @@ def sha256_hex(data: bytes) -> str:
 
 def _store_artifact(conn: apsw.Connection, data: bytes, now: int) -> str:
     key = sha256_hex(data)
-    if conn.execute("SELECT 1 FROM artifacts WHERE sha256 = ?", (key,)).fetchone() is None:
-        conn.execute("INSERT INTO artifacts (sha256, size, bytes, recorded_at) VALUES (?, ?, ?, ?)",
-                     (key, len(data), data, now))
+    if conn.execute(rq.HAS_ARTIFACT, (key,)).fetchone() is None:
+        conn.execute(rq.INSERT_ARTIFACT, (key, len(data), data, now))
     return key
 
 
@@ -134,7 +133,7 @@ def _artifact(conn: apsw.Connection, key: str) -> bytes:
 
 
 def record_decision(
-    store: Store,
+    ledger: Ledger,
     *,
     run_id: str,
     user_id: str,
@@ -155,9 +154,9 @@ def record_decision(
     if meta is not None and not isinstance(meta, Mapping):
         raise InvalidInputError(f"meta={meta!r:.80} is not a dict: expected a JSON object or None")
     meta_json = encode_json(None if meta is None else dict(meta), "meta")
-    with store._write() as clock_now:
+    with ledger.write() as clock_now:
         now = max(clock_now, known)  # recorded time never goes backwards past the run's cutoff
-        conn = store._conn
+        conn = ledger.connection
         for rev in fetch_revisions(conn, ids):
             if rev.user_id != user_id:
                 raise InvalidOperationError(
@@ -170,14 +169,10 @@ def record_decision(
         prompt_key = _store_artifact(conn, prompt_bytes, now)
         output_key = None if output_bytes is None else _store_artifact(conn, output_bytes, now)
         decision_id = new_id(now)
-        conn.execute(
-            "INSERT INTO decisions (decision_id, run_id, user_id, step, event_seq, known_at, valid_at,"
-            " recorded_at, watermark, prompt, output, meta, origin) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (decision_id, run_id, user_id, step, event_seq, known, valid, now,
-             conn.execute(rq.WATERMARK).get, prompt_key, output_key, meta_json, store.device_id))
-        conn.executemany(
-            "INSERT INTO decision_sources (decision_id, position, rev_id) VALUES (?, ?, ?)",
-            [(decision_id, i, rid) for i, rid in enumerate(ids, 1)])
+        conn.execute(rq.INSERT_DECISION, (
+            decision_id, run_id, user_id, step, event_seq, known, valid, now,
+            conn.execute(rq.WATERMARK).get, prompt_key, output_key, meta_json, ledger.device_id))
+        conn.executemany(rq.INSERT_DECISION_SOURCE, [(decision_id, i, rid) for i, rid in enumerate(ids, 1)])
     return Decision(decision_id, run_id, user_id, step, from_micros(known), from_micros(valid),
                     from_micros(now), tuple(ids), prompt_bytes, prompt_key, output_bytes, output_key,
                     loads_json(meta_json))

@@ -31,21 +31,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import apsw
+
+from ..core import reads
 from ..core.inputs import check_text
+from ..core.ledger import Ledger
 from ..core.revision import Change, Revision, Snapshot
 from ..errors import InvalidInputError, InvalidOperationError, NotFoundError, RunConflictError
+from ..search.api import search
 from ..search.ranking import Hit
 from ..time.clock import UTC_ZONE, TimeInput, from_micros, instant_micros, to_micros
 from . import sql as rq
-
-if TYPE_CHECKING:
-    import apsw
-
-    from ..store import Store
-    from .derive import Provenance
-    from .receipts import Decision
+from .derive import Provenance, stale
+from .receipts import Decision, decision_ids, load_decision, record_decision
 
 __all__ = ["RunEvent", "View", "Run", "open_run"]
 
@@ -88,8 +88,8 @@ class View:
     :class:`Run` is a view whose cutoff moves only by a recorded advance.
     """
 
-    def __init__(self, store: Store, user_id: str | None, known: int, valid: int | None = None) -> None:
-        self._store = store
+    def __init__(self, ledger: Ledger, user_id: str | None, known: int, valid: int | None = None) -> None:
+        self._ledger = ledger
         self._user_id = user_id
         self._known = known
         self._valid = valid
@@ -115,13 +115,13 @@ class View:
     def _valid_for(self, valid_at: TimeInput | None) -> int:
         if valid_at is None:
             return self._known if self._valid is None else self._valid
-        z = self._store._zone_for(None, self._user_id) if self._user_id else UTC_ZONE
+        z = self._ledger.zone_for(None, self._user_id) if self._user_id else UTC_ZONE
         return instant_micros(valid_at, name="valid_at", tz=z)
 
     def get(self, memory_id: str, *, valid_at: TimeInput | None = None) -> Revision | None:
         """One memory as known at the cutoff (None if not yet known then); see ``Store.get``."""
-        rev = self._store.get(memory_id, known_at=self.known_at,
-                              valid_at=from_micros(self._valid_for(valid_at)))
+        rev = reads.get(self._ledger, memory_id, known_at=self.known_at,
+                        valid_at=from_micros(self._valid_for(valid_at)))
         if rev is not None and self._user_id is not None and rev.user_id != self._user_id:
             raise InvalidOperationError(
                 f"memory {memory_id!r} belongs to user {rev.user_id!r}, not {self._user_id!r}: "
@@ -140,9 +140,10 @@ class View:
         filters: Mapping[str, Any] | None = None,
     ) -> list[Revision]:
         """The user's memories as known at the cutoff; see ``Store.read``."""
-        return self._store.read(
-            self.user_id, known_at=self.known_at, valid_at=from_micros(self._valid_for(valid_at)),
-            current_only=current_only, include_expired=include_expired,
+        return reads.read(
+            self._ledger, self.user_id, known_at=self.known_at,
+            valid_at=from_micros(self._valid_for(valid_at)), current_only=current_only,
+            include_expired=include_expired,
             include_retracted=include_retracted, kind=kind, key=key, filters=filters)
 
     def search(
@@ -161,34 +162,34 @@ class View:
         A run logs its hits under its id (``log`` defaults to True for a run,
         False for a comparison's view, whose reads are an audit, not usage).
         """
-        return self._store.search(
-            query, user_id=self.user_id, known_at=self.known_at,
+        return search(
+            self._ledger, query, user_id=self.user_id, known_at=self.known_at,
             valid_at=from_micros(self._valid_for(valid_at)), filters=filters,
             current_only=current_only, include_expired=include_expired, limit=limit,
             log=(self._run_id is not None) if log is None else log, run_id=self._run_id)
 
     def snapshot(self) -> Snapshot:
         """Everything the store held about the user at the cutoff; see ``Store.snapshot``."""
-        return self._store.snapshot(self.user_id, known_at=self.known_at)
+        return reads.snapshot(self._ledger, self.user_id, known_at=self.known_at)
 
     def history(self, memory_id: str) -> list[Change]:
         """The changes to one memory recorded by the cutoff; see ``Store.history``."""
-        return self._store.history(memory_id, known_at=self.known_at)
+        return reads.history(self._ledger, memory_id, known_at=self.known_at)
 
     def stale(self) -> list[Provenance]:
         """The user's derived memories that are stale as known at the cutoff."""
-        return self._store.stale(self.user_id, known_at=self.known_at)
+        return stale(self._ledger, self.user_id, known_at=self.known_at)
 
 
 class Run(View):
     """A persisted run: reads pinned at its cutoff, steps and advances recorded.
 
-    Get one with :meth:`localmem.store.Store.run`; the rules are in :mod:`localmem.runs`.
+    Get one with :meth:`localmem.store.Store.run`; the rules are in :mod:`localmem.replay.runs`.
     """
 
-    def __init__(self, store: Store, run_id: str, user_id: str, started_at: int,
+    def __init__(self, ledger: Ledger, run_id: str, user_id: str, started_at: int,
                  event_seq: int, event: RunEvent) -> None:
-        super().__init__(store, user_id, to_micros(event.known_at))
+        super().__init__(ledger, user_id, to_micros(event.known_at))
         self._run_id = run_id
         self._started = started_at
         self._event_seq = event_seq
@@ -216,12 +217,12 @@ class Run(View):
 
     def events(self) -> list[RunEvent]:
         """The run's whole record, oldest first: start, steps, advances (as stored now)."""
-        return [_event(r) for r in self._store._conn.execute(rq.RUN_EVENTS, (self.run_id,))]
+        return [_event(r) for r in self._ledger.connection.execute(rq.RUN_EVENTS, (self.run_id,))]
 
     def _append(self, kind: str, step: str, known: int | None) -> RunEvent:
-        store = self._store
-        with store._write() as clock_now:
-            conn = store._conn
+        ledger = self._ledger
+        with ledger.write() as clock_now:
+            conn = ledger.connection
             last = _last_row(conn, self.run_id)
             # Recorded time never goes backwards, for a run's record too.
             now = max(clock_now, last[5], last[4])
@@ -243,10 +244,7 @@ class Run(View):
                 raise InvalidOperationError(
                     f"to={from_micros(cutoff).isoformat()!r} is before the run's cutoff "
                     f"{self.known_at.isoformat()!r}: a run's cutoff only moves forwards")
-            conn.execute(
-                "INSERT INTO run_events (run_id, position, kind, step, known_at, recorded_at)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (self.run_id, self._last.position + 1, kind, step, cutoff, now))
+            conn.execute(rq.INSERT_RUN_EVENT, (self.run_id, self._last.position + 1, kind, step, cutoff, now))
             seq = conn.last_insert_rowid()
         event = RunEvent(self._last.position + 1, kind, step, from_micros(cutoff), from_micros(now))
         self._event_seq, self._last, self._known = seq, event, cutoff
@@ -270,7 +268,7 @@ class Run(View):
         """
         check_text(step, "step")
         known = None if to is None else instant_micros(
-            to, name="to", tz=self._store._zone_for(None, self.user_id))
+            to, name="to", tz=self._ledger.zone_for(None, self.user_id))
         return self._append("advance", step, known)
 
     def record_decision(
@@ -298,24 +296,23 @@ class Run(View):
             InvalidOperationError: a retrieved revision is another user's, or was
                 recorded after the run's cutoff.
         """
-        from .receipts import record_decision
-
         return record_decision(
-            self._store, run_id=self.run_id, user_id=self.user_id, event_seq=self._event_seq,
+            self._ledger, run_id=self.run_id, user_id=self.user_id, event_seq=self._event_seq,
             known=self._known, valid=self._valid_for(valid_at), step=step, retrieved=retrieved,
             prompt=prompt, output=output, meta=meta)
 
     def decisions(self) -> list[Decision]:
         """The run's receipts, oldest first."""
-        return self._store.decisions(run_id=self.run_id)
+        conn = self._ledger.connection
+        return [load_decision(conn, d) for d in decision_ids(conn, self.run_id, None)]
 
 
-def open_run(store: Store, run_id: str, user_id: str | None, known_at: TimeInput | None) -> Run:
+def open_run(ledger: Ledger, run_id: str, user_id: str | None, known_at: TimeInput | None) -> Run:
     """See :meth:`localmem.store.Store.run`."""
     check_text(run_id, "run_id")
     if user_id is not None:
         check_text(user_id, "user_id")
-    conn = store._conn
+    conn = ledger.connection
     row = conn.execute(rq.RUN, (run_id,)).fetchone()
     if row is not None:
         _, owner, started = row
@@ -324,17 +321,17 @@ def open_run(store: Store, run_id: str, user_id: str | None, known_at: TimeInput
         last = _last_row(conn, run_id)
         event = _event(last)
         if known_at is not None:
-            asked = instant_micros(known_at, name="known_at", tz=store._zone_for(None, owner))
+            asked = instant_micros(known_at, name="known_at", tz=ledger.zone_for(None, owner))
             if asked != to_micros(event.known_at):
                 raise InvalidOperationError(
                     f"run {run_id!r} is at cutoff {event.known_at.isoformat()!r}, not "
                     f"{from_micros(asked).isoformat()!r}: resume it without known_at, or advance it")
-        return Run(store, run_id, owner, started, last[0], event)
+        return Run(ledger, run_id, owner, started, last[0], event)
     if user_id is None:
         raise NotFoundError(f"no run with id {run_id!r}: give user_id= to start one")
-    z = store._zone_for(None, user_id)
+    z = ledger.zone_for(None, user_id)
     wanted = None if known_at is None else instant_micros(known_at, name="known_at", tz=z)
-    with store._write() as now:
+    with ledger.write() as now:
         if conn.execute(rq.RUN, (run_id,)).fetchone() is not None:
             raise InvalidOperationError(f"run {run_id!r} was started elsewhere just now: resume it")
         cutoff = now if wanted is None else wanted
@@ -343,11 +340,8 @@ def open_run(store: Store, run_id: str, user_id: str | None, known_at: TimeInput
                 f"known_at={from_micros(cutoff).isoformat()!r} is after the store's recorded now "
                 f"{from_micros(now).isoformat()!r}: a cutoff in the future would let facts recorded "
                 "later leak into the run")
-        conn.execute("INSERT INTO runs (run_id, user_id, started_at, origin) VALUES (?, ?, ?, ?)",
-                     (run_id, user_id, now, store.device_id))
-        conn.execute(
-            "INSERT INTO run_events (run_id, position, kind, step, known_at, recorded_at)"
-            " VALUES (?, 1, 'start', NULL, ?, ?)", (run_id, cutoff, now))
+        conn.execute(rq.INSERT_RUN, (run_id, user_id, now, ledger.device_id))
+        conn.execute(rq.INSERT_RUN_EVENT, (run_id, 1, "start", None, cutoff, now))
         seq = conn.last_insert_rowid()
     start = RunEvent(1, "start", None, from_micros(cutoff), from_micros(now))
-    return Run(store, run_id, user_id, now, seq, start)
+    return Run(ledger, run_id, user_id, now, seq, start)

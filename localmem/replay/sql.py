@@ -1,15 +1,13 @@
 """SQL builders for replay and audit: strings and parameters, no execution.
 
-Kept apart from the code that runs them, like :mod:`localmem.queries`, whose
-revision columns they select so that :func:`~localmem.revision.revision_from_row`
+Kept apart from the code that runs them, like :mod:`localmem.core.sql`, whose
+revision columns they select so that :func:`~localmem.core.revision.revision_from_row`
 builds every result. Every value is a bound parameter.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from ..core.sql import REVISION_COLUMNS, Query
+from ..core.sql import FROM, NEWEST_SEQ, REVISION_COLUMNS, Query, latest_revision
 
 __all__ = [
     "RUN",
@@ -19,19 +17,21 @@ __all__ = [
     "DECISION_SOURCES",
     "ARTIFACT",
     "WATERMARK",
-    "revisions_by_id",
+    "SOURCES",
+    "INSERT_DERIVATION",
+    "INSERT_RUN",
+    "INSERT_RUN_EVENT",
+    "HAS_ARTIFACT",
+    "INSERT_ARTIFACT",
+    "INSERT_DECISION",
+    "INSERT_DECISION_SOURCE",
+    "RUN_IDS",
+    "RUN_IDS_OF",
     "available_at",
-    "staleness",
-    "derived_among",
     "derived_of_user",
     "decisions",
 ]
 
-_FROM = """
-FROM revisions AS r
-JOIN memories AS m ON m.memory_id = r.memory_id
-LEFT JOIN content AS c ON c.rev_seq = r.seq
-LEFT JOIN erasures AS e ON e.memory_id = r.memory_id"""
 
 #: A run's identity. Parameter: run_id.
 RUN = "SELECT run_id, user_id, started_at FROM runs WHERE run_id = ?"
@@ -48,17 +48,29 @@ DECISION_SOURCES = "SELECT rev_id FROM decision_sources WHERE decision_id = ? OR
 #: An artifact's bytes. Parameter: sha256.
 ARTIFACT = "SELECT bytes FROM artifacts WHERE sha256 = ?"
 #: The newest local revision number: what a decision's "available" is bounded by.
-WATERMARK = "SELECT coalesce(max(seq), 0) FROM revisions"
-
-
-def _marks(n: int) -> str:
-    return ", ".join("?" * n)
-
-
-def revisions_by_id(rev_ids: Sequence[str]) -> Query:
-    """These exact revisions (not their memories' newest), in no particular order."""
-    return Query(f"SELECT {REVISION_COLUMNS} {_FROM}\nWHERE r.rev_id IN ({_marks(len(rev_ids))})",
-                 tuple(rev_ids))
+WATERMARK = NEWEST_SEQ
+#: A derived memory's sources, in order. Parameter: memory_id.
+SOURCES = "SELECT source_rev FROM derivations WHERE memory_id = ? ORDER BY position"
+#: One provenance link. Parameters: memory_id, position, source_rev.
+INSERT_DERIVATION = "INSERT INTO derivations (memory_id, position, source_rev) VALUES (?, ?, ?)"
+#: A run's identity row. Parameters: run_id, user_id, started_at, origin.
+INSERT_RUN = "INSERT INTO runs (run_id, user_id, started_at, origin) VALUES (?, ?, ?, ?)"
+#: One run event. Parameters: run_id, position, kind, step, known_at, recorded_at.
+INSERT_RUN_EVENT = ("INSERT INTO run_events (run_id, position, kind, step, known_at, recorded_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?)")
+#: Whether an artifact is stored. Parameter: sha256.
+HAS_ARTIFACT = "SELECT 1 FROM artifacts WHERE sha256 = ?"
+#: One artifact. Parameters: sha256, size, bytes, recorded_at.
+INSERT_ARTIFACT = "INSERT INTO artifacts (sha256, size, bytes, recorded_at) VALUES (?, ?, ?, ?)"
+#: One decision receipt, in the column order of the decisions table.
+INSERT_DECISION = (
+    "INSERT INTO decisions (decision_id, run_id, user_id, step, event_seq, known_at, valid_at,"
+    " recorded_at, watermark, prompt, output, meta, origin) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)")
+#: One cited revision of a receipt. Parameters: decision_id, position, rev_id.
+INSERT_DECISION_SOURCE = "INSERT INTO decision_sources (decision_id, position, rev_id) VALUES (?, ?, ?)"
+#: Every run's id, oldest first; of one user with RUN_IDS_OF.
+RUN_IDS = "SELECT run_id FROM runs ORDER BY started_at, run_id"
+RUN_IDS_OF = "SELECT run_id FROM runs WHERE user_id = ? ORDER BY started_at, run_id"
 
 
 def available_at(user_id: str, known: int, watermark: int) -> Query:
@@ -67,21 +79,11 @@ def available_at(user_id: str, known: int, watermark: int) -> Query:
     Nothing else is filtered: retracted and expired memories are returned (flagged), and
     erased ones without their content.
     """
-    sql = f"""SELECT {REVISION_COLUMNS} {_FROM}
+    sql = f"""SELECT {REVISION_COLUMNS} {FROM}
 WHERE r.user_id = :user_id AND r.arrived_at <= :known AND r.seq <= :watermark
-  AND r.seq = (
-    SELECT r2.seq FROM revisions AS r2
-    WHERE r2.memory_id = r.memory_id AND r2.arrived_at <= :known AND r2.seq <= :watermark
-    ORDER BY r2.hlc DESC, r2.origin DESC, r2.rev_id DESC
-    LIMIT 1)
+  AND r.seq = {latest_revision("r.memory_id", known=":known", extra=" AND r2.seq <= :watermark")}
 ORDER BY r.valid_from, r.recorded_at, r.seq"""
     return Query(sql, {"user_id": user_id, "known": known, "watermark": watermark})
-
-
-def derived_among(memory_ids: Sequence[str]) -> Query:
-    """Which of these memories are derived (have provenance links)."""
-    return Query(f"SELECT DISTINCT memory_id FROM derivations WHERE memory_id IN ({_marks(len(memory_ids))})",
-                 tuple(memory_ids))
 
 
 def derived_of_user(user_id: str, known: int) -> Query:
@@ -90,32 +92,6 @@ def derived_of_user(user_id: str, known: int) -> Query:
 JOIN memories AS m ON m.memory_id = d.memory_id
 WHERE m.user_id = ?1 AND m.created_at <= ?2"""
     return Query(sql, (user_id, known))
-
-
-def staleness(memory_ids: Sequence[str], known: int) -> Query:
-    """For each source of these derived memories, each change recorded after it and by ``known``
-    that makes it stale: a correction, a supersession, a retraction (revisions of the source's
-    memory with a later version), or an erasure (version NULL).
-
-    Rows: derived memory, position, source rev, source memory, change op, change rev,
-    its recorded_at, the replacing memory (supersession). Oldest change first per source.
-    """
-    marks = _marks(len(memory_ids))
-    sql = f"""SELECT d.memory_id, d.position, d.source_rev, s.memory_id, later.op, later.rev_id,
-       later.recorded_at, later.superseded_by
-FROM derivations AS d
-JOIN revisions AS s ON s.rev_id = d.source_rev
-JOIN revisions AS later ON later.memory_id = s.memory_id AND later.version > s.version
-WHERE d.memory_id IN ({marks}) AND later.arrived_at <= ?
-  AND later.op IN ('correct', 'superseded', 'retract')
-UNION ALL
-SELECT d.memory_id, d.position, d.source_rev, s.memory_id, 'erase', NULL, e.erased_at, NULL
-FROM derivations AS d
-JOIN revisions AS s ON s.rev_id = d.source_rev
-JOIN erasures AS e ON e.memory_id = s.memory_id
-WHERE d.memory_id IN ({marks}) AND e.erased_at <= ?
-ORDER BY 1, 2, 7"""
-    return Query(sql, (*memory_ids, known, *memory_ids, known))
 
 
 def decisions(run_id: str | None, citing: str | None) -> Query:

@@ -52,13 +52,13 @@ from zoneinfo import ZoneInfo
 
 import apsw
 
-from ..core import sql as queries
+from ..core.embedding import Embedder, nearest
 from ..core.revision import Revision, revision_from_row
-from ..core.sql import Scope
 from ..errors import InvalidInputError
 from ..time.clock import from_micros, to_micros
 from ..time.resolver import TimeMention, find_times
-from .embedding import Embedder, nearest
+from . import sql as queries
+from .sql import Scope
 
 __all__ = [
     "USAGE_WEIGHT",

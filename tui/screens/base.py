@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -20,12 +20,10 @@ from textual.widgets import Footer, Static
 
 from localmem import LocalmemError, Store
 
+from ..host import Host
 from ..messages import Loaded, LoadFailed
 from ..state import View
 from ..widgets.clockbar import ClockBar
-
-if TYPE_CHECKING:
-    from ..app import LocalmemApp
 
 __all__ = ["ViewScreen"]
 
@@ -41,12 +39,11 @@ class ViewScreen(Screen[None]):
         self._generation = 0
 
     @property
-    def lm(self) -> LocalmemApp:
-        """The app, typed."""
-        from ..app import LocalmemApp
-
-        assert isinstance(self.app, LocalmemApp)
-        return self.app
+    def lm(self) -> Host:
+        """The app, as the screens see it (see :mod:`tui.host`)."""
+        app = self.app
+        assert isinstance(app, Host)
+        return app
 
     def compose_header(self) -> ComposeResult:
         """The clock bar, at the top of every data screen."""

@@ -19,8 +19,8 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Static
 
 from localmem import Revision, Store
+from localmem.present import interval, local_time, memory_text
 
-from ..format import interval, local_time, memory_text
 from ..state import parse_clock
 from .base import ViewScreen
 from .dialogs import AskDialog

@@ -17,8 +17,8 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
 from localmem import Revision, Store
+from localmem.present import flags_text, interval, local_time, memory_text
 
-from ..format import flags, interval, local_time, memory_text
 from ..widgets.paged_table import PagedTable
 from .base import ViewScreen
 from .memories import PAGE
@@ -86,7 +86,7 @@ class ExpiredScreen(ViewScreen):
             table.add_row(
                 Text(memory_text(rev)), Text(local_time(rev.expires_at, rev.tz)), Text(interval(rev.valid)),
                 Text(local_time(rev.recorded_at, rev.tz)), Text(rev.key or ""), Text(rev.kind),
-                Text(flags(rev)), key=rev.memory_id,
+                Text(flags_text(rev)), key=rev.memory_id,
             )
         self._cursor = cursor
         if not self._rows:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -10,6 +11,12 @@ from textual.containers import VerticalScroll
 from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from .compare import CompareScreen
+from .expired import ExpiredScreen
+from .history import HistoryScreen
+from .memories import MemoriesScreen
+from .timeline import TimelineScreen
 
 __all__ = ["HelpScreen", "help_text"]
 
@@ -25,17 +32,10 @@ def _lines(title: str, bindings: list[BindingType]) -> list[str]:
     return out
 
 
-def help_text() -> str:
-    """All the bindings, grouped by where they work (markup, escaped descriptions)."""
-    from ..app import LocalmemApp
-    from .compare import CompareScreen
-    from .expired import ExpiredScreen
-    from .history import HistoryScreen
-    from .memories import MemoriesScreen
-    from .timeline import TimelineScreen
-
+def help_text(app_bindings: Sequence[BindingType]) -> str:
+    """All the bindings, the app's (``app_bindings``) then each screen's (markup, escaped descriptions)."""
     sections = [
-        ("Everywhere", LocalmemApp.BINDINGS), ("Memories (1)", MemoriesScreen.BINDINGS),
+        ("Everywhere", app_bindings), ("Memories (1)", MemoriesScreen.BINDINGS),
         ("Expired (2)", ExpiredScreen.BINDINGS), ("Compare (3)", CompareScreen.BINDINGS),
         ("History (Enter on a memory)", HistoryScreen.BINDINGS), ("Timeline (t)", TimelineScreen.BINDINGS),
     ]
@@ -60,7 +60,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog help"):
-            yield Static("[b]localmem — keys[/b]  (Esc closes)\n\n" + help_text())
+            yield Static("[b]localmem — keys[/b]  (Esc closes)\n\n" + help_text(self.app.BINDINGS))
 
     def action_close(self) -> None:
         """Close the help."""

@@ -24,8 +24,9 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from localmem import UNSET, Change, InvalidInputError, Revision, Store
+from localmem.present import interval, local_time, memory_text, parse_json, value_text
 
-from ..format import interval, local_time, memory_text, value_text, word_diff
+from ..format import word_diff
 from .base import ViewScreen
 from .dialogs import AskDialog, ConfirmDialog
 
@@ -227,10 +228,7 @@ class HistoryScreen(ViewScreen):
                 changes["text"] = answers["text"]
             raw = answers["value"].strip()
             if raw != value_text(head.value):
-                try:
-                    changes["value"] = None if raw == "" else json.loads(raw)
-                except json.JSONDecodeError:
-                    changes["value"] = raw
+                changes["value"] = None if raw == "" else parse_json(raw, "Value")
             if not changes:
                 raise InvalidInputError("nothing changes: give a different text or value")
             return changes

@@ -19,8 +19,8 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable, Input, Static
 
 from localmem import Hit, Revision, Store
+from localmem.present import flags_text, interval, local_time, memory_text
 
-from ..format import flags, interval, local_time, memory_text
 from ..widgets.paged_table import PagedTable
 from .base import ViewScreen
 
@@ -51,7 +51,7 @@ def revision_row(rev: Revision) -> list[Text]:
         Text(interval(rev.valid)),
         Text(rev.key or ""),
         Text(rev.kind),
-        Text(flags(rev)),
+        Text(flags_text(rev)),
         Text(local_time(rev.observed_at, rev.tz)),
         Text(local_time(rev.recorded_at, rev.tz)),
     ]

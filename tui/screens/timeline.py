@@ -17,8 +17,8 @@ from textual.content import Content
 from textual.widgets import Static
 
 from localmem import Revision, Store
+from localmem.present import interval, memory_text
 
-from ..format import interval, memory_text
 from .base import ViewScreen
 
 __all__ = ["TimelineScreen", "bars"]

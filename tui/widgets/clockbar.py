@@ -6,8 +6,8 @@ from textual.content import Content
 from textual.widgets import Static
 
 from localmem import Clock
+from localmem.present import local_time
 
-from ..format import local_time
 from ..state import View
 
 __all__ = ["ClockBar"]

@@ -63,6 +63,7 @@ from ..errors import (
     InvalidInputError,
     LocalmemError,
 )
+from .sql import latest_revision
 
 __all__ = [
     "Embedder",
@@ -340,14 +341,10 @@ def nearest_sql() -> str:
     nearest first, ties by rev_seq; a zero vector's undefined (NULL) distance
     sorts last. (embedded_at >= recorded_at, so the first term bounds both.)
     """
-    return """SELECT e.rev_seq, e.memory_id, vec_distance_cosine(e.vector, :query) AS distance
+    return f"""SELECT e.rev_seq, e.memory_id, vec_distance_cosine(e.vector, :query) AS distance
 FROM embeddings AS e
 WHERE e.model = :model AND e.user_id = :user_id AND e.embedded_at <= :known
-  AND e.rev_seq = (
-    SELECT r.seq FROM revisions AS r
-    WHERE r.memory_id = e.memory_id AND r.arrived_at <= :known
-    ORDER BY r.hlc DESC, r.origin DESC, r.rev_id DESC
-    LIMIT 1)
+  AND e.rev_seq = {latest_revision("e.memory_id", known=":known")}
   AND NOT EXISTS (SELECT 1 FROM erasures AS x WHERE x.memory_id = e.memory_id)
 ORDER BY distance NULLS LAST, e.rev_seq
 LIMIT :k"""

@@ -1,0 +1,166 @@
+"""SQL builders for search: strings and parameters, no execution.
+
+Each selects a bounded set of candidates among a user's memories as known at a time; the
+as-of rule and the hiding a current-only read applies come from :mod:`localmem.core.sql`
+(``read_conditions``), so a search sees exactly what a read would.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from ..core.sql import FROM, REVISION_COLUMNS, Query, read_conditions
+
+__all__ = [
+    "Scope",
+    "LIGHT_COLUMNS",
+    "search_as_of",
+    "TOP_SEQ",
+    "FIRST_SEQ_FROM",
+    "FTS_COUNT",
+    "FTS_NTH_NEWEST",
+    "near_in_time",
+    "in_scope",
+    "by_seq",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Which memories a search looks among: one user's current knowledge as known at ``known``,
+    valid at ``valid`` (see read_conditions), narrowed by a compiled filter if any."""
+
+    user_id: str
+    known: int
+    valid: int
+    current_only: bool
+    include_expired: bool
+    extra: tuple[str, dict[str, object]] | None  # a compiled filter: SQL and its parameters
+
+
+#: What a search scores a candidate by, before it builds the few Revisions it returns.
+LIGHT_COLUMNS = """
+    r.seq, r.memory_id, c.text, r.valid_from, r.valid_to, r.precision, r.valid_source, r.observed_at, r.tz"""
+
+def _search_conditions(scope: Scope) -> tuple[list[str], dict[str, object]]:
+    """A search's scope: the user's current knowledge as of ``known`` (see read_conditions), filtered."""
+    where, params = read_conditions(
+        scope.user_id, scope.known, scope.valid, scope.current_only, scope.include_expired, False,
+        started=True,
+    )
+    if scope.extra is not None:
+        where.append(f"({scope.extra[0]})")
+        params.update(scope.extra[1])
+    return where, params
+
+
+def search_as_of(
+    scope: Scope,
+    term: str,
+    *,
+    top: int,
+    bottom: int = 0,
+    newest: bool = True,
+    cap: int,
+) -> Query:
+    """The user's memories, as known at ``known``, whose text then holds ``term`` (an FTS5 query).
+
+    Only revisions ``bottom <= seq <= top`` are looked at, the ``cap`` newest (or, with
+    ``newest=False``, oldest) that match: the work is bounded whatever the store's size.
+    Revision numbers follow local visibility order (arrived_at never goes backwards), so with
+    ``top`` the newest revision arrived by ``known`` the answer does not change when
+    more is written. Only FTS5's match is used, never its statistics: those count every
+    revision ever written, and a search read as of a time must not see later ones.
+    """
+    where, params = _search_conditions(scope)
+    params.update({"term": term, "top": top, "bottom": bottom, "cap": cap})
+    found = f"""SELECT rowid FROM content_fts WHERE content_fts MATCH :term AND rowid BETWEEN :bottom AND :top
+    ORDER BY rowid {"DESC" if newest else "ASC"} LIMIT :cap"""
+    return Query(_light_in_scope(found, where), params)
+
+
+def _light_in_scope(found: str, where: list[str]) -> str:
+    """The light rows of the revisions ``found`` selects (one column of seqs), kept by ``where``.
+
+    MATERIALIZED + CROSS JOIN: the few found revisions drive the join; left to itself the
+    planner walks all the user's revisions and probes the found ones for each.
+    """
+    return f"""WITH found (seq) AS MATERIALIZED (
+    {found}
+)
+SELECT {LIGHT_COLUMNS}
+FROM found
+CROSS JOIN revisions AS r ON r.seq = found.seq
+JOIN memories AS m ON m.memory_id = r.memory_id
+LEFT JOIN content AS c ON c.rev_seq = r.seq
+LEFT JOIN erasures AS e ON e.memory_id = r.memory_id
+WHERE {" AND ".join(where)}
+ORDER BY r.seq"""
+
+
+#: The newest revision arrived at or before ?1 (one probe of revisions_arrived). Revision
+#: numbers follow arrival order, so every revision up to it had arrived by then.
+TOP_SEQ = "SELECT seq FROM revisions WHERE arrived_at <= ?1 ORDER BY arrived_at DESC, seq DESC LIMIT 1"
+
+#: The first revision arrived at or after ?1.
+FIRST_SEQ_FROM = "SELECT seq FROM revisions WHERE arrived_at >= ?1 ORDER BY arrived_at, seq LIMIT 1"
+
+#: How many indexed revisions match the FTS5 query ?1 with ?2 <= seq <= ?3.
+FTS_COUNT = "SELECT count(*) FROM content_fts WHERE content_fts MATCH ?1 AND rowid BETWEEN ?2 AND ?3"
+
+#: The (?3 + 1)-th newest indexed revision matching ?1 with seq <= ?2.
+FTS_NTH_NEWEST = (
+    "SELECT rowid FROM content_fts WHERE content_fts MATCH ?1 AND rowid <= ?2"
+    " ORDER BY rowid DESC LIMIT 1 OFFSET ?3"
+)
+
+_PLACED = """(
+    (valid_source <> 'assumed' AND valid_to IS NOT NULL AND valid_to > :lo)
+    OR (valid_source = 'assumed' AND observed_at >= :lo_day)
+)"""
+
+
+def near_in_time(
+    scope: Scope,
+    *,
+    mid: int,
+    lo: int,
+    hi: int,
+    reach: int,
+    day: int,
+    cap: int,
+) -> Query:
+    """The user's memories placed in time whose start is nearest ``mid``: ``cap`` on each side.
+
+    Placed: a bounded valid time ending after ``lo``, or an assumed one observed from the
+    day before ``lo``; starting before ``hi`` (a day later for assumed ones) and not more
+    than ``reach`` before ``lo``. Both sides walk ``revisions_valid`` outwards from ``mid``
+    and stop at ``cap``, so the work is bounded however many memories the window holds.
+    """
+    where, params = _search_conditions(scope)
+    params.update(
+        {"mid": mid, "lo": lo, "lo_day": lo - day, "hi_day": hi + day, "from": lo - reach, "cap": cap}
+    )
+    side = """SELECT seq FROM revisions
+        WHERE user_id = :user_id AND valid_from {cmp} AND arrived_at <= :known AND {placed}
+        ORDER BY valid_from {order} LIMIT :cap"""
+    after = side.format(cmp=">= :mid AND valid_from < :hi_day", placed=_PLACED, order="ASC")
+    before = side.format(cmp="< :mid AND valid_from >= :from", placed=_PLACED, order="DESC")
+    found = f"SELECT seq FROM ({after})\n    UNION ALL\n    SELECT seq FROM ({before})"
+    return Query(_light_in_scope(found, where), params)
+
+
+def in_scope(scope: Scope, seqs: list[int]) -> Query:
+    """The light rows of these revisions that are in a search's scope (see search_as_of)."""
+    where, params = _search_conditions(scope)
+    params["seqs"] = json.dumps(seqs)
+    return Query(_light_in_scope("SELECT value FROM json_each(:seqs)", where), params)
+
+
+def by_seq(seqs: list[int]) -> Query:
+    """Full revision rows for these revision numbers (at most a few hundred)."""
+    marks = ", ".join("?" * len(seqs))
+    return Query(f"SELECT {REVISION_COLUMNS} {FROM}\nWHERE r.seq IN ({marks})", tuple(seqs))
+
+

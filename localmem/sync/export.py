@@ -1,0 +1,159 @@
+"""Writing: a sync export of this store's rows, a digest of them, and a plain CSV/JSON export.
+
+An export streams its rows from one read transaction (the counts, the rows and the
+watermark are one snapshot), writes the file beside its name and renames it into place
+when whole. A watermark is the exporter's newest local revision number (``seq``);
+``since=W`` sends revisions after W, and every tombstone (they are few: an incremental
+export never loses an erase to a skipped file).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import gzip
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..core import sql as core_sql
+from ..core.db import SCHEMA_VERSION
+from ..core.ledger import Ledger
+from ..errors import InvalidInputError
+from ..time.clock import from_micros, to_micros
+from . import sql
+from .files import (
+    CONTENT_FIELDS,
+    DERIVATION_FIELDS,
+    FORMAT,
+    FORMAT_VERSION,
+    MEMORY_FIELDS,
+    REVISION_FIELDS,
+    TOMBSTONE_FIELDS,
+    ExportSummary,
+    LineWriter,
+)
+
+__all__ = ["export", "digest", "write_plain", "PLAIN_COLUMNS"]
+
+
+def export(ledger: Ledger, path: str | os.PathLike[str], *, since: int | None = None,
+           user_id: str | None = None) -> ExportSummary:
+    """Write the store's rows after local revision ``since`` to a sync file (see :meth:`Store.export`)."""
+    if since is not None and (not isinstance(since, int) or isinstance(since, bool) or since < 0):
+        raise InvalidInputError(f"since={since!r} is not a watermark: expected a revision number >= 0")
+    if user_id is not None and (not isinstance(user_id, str) or not user_id.strip()):
+        raise InvalidInputError(f"user_id={user_id!r} is not a user id: expected a non-empty string")
+    start = since or 0
+    target = Path(path)
+    conn = ledger.connection
+    tmp = target.with_name(target.name + ".partial")
+    # One read transaction: the counts, the rows and the watermark are one snapshot.
+    conn.execute("BEGIN")
+    try:
+        top = int(conn.execute(core_sql.NEWEST_SEQ).get)
+        queries = sql.export_queries(start, user_id)
+        counts = {kind: int(conn.execute(f"SELECT count(*) FROM ({q})", sql.bind(params, top)).get)
+                  for kind, (q, params) in queries.items()}
+        header = {
+            "format": FORMAT, "format_version": FORMAT_VERSION, "schema_version": SCHEMA_VERSION,
+            "origin": ledger.device_id, "created_at": to_micros(ledger.now()),
+            "watermark": {"from": start, "to": top}, "user_id": user_id, "counts": counts,
+        }
+        with open(tmp, "wb") as raw:
+            with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) as gz:
+                w = LineWriter(gz)
+                w.line(header)
+                for kind, (q, params) in queries.items():
+                    for row in conn.execute(q, sql.bind(params, top)):
+                        w.line(_row(kind, row))
+                w.flush()
+                checksum = w.hash.hexdigest()
+                trailer = {"end": {"sha256": checksum, "rows": sum(counts.values())}}
+                gz.write(json.dumps(trailer).encode() + b"\n")
+            raw.flush()
+            os.fsync(raw.fileno())  # the file is whole on disk before it takes its name
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    finally:
+        conn.execute("COMMIT")
+    os.replace(tmp, target)
+    return ExportSummary(
+        path=str(target), origin=ledger.device_id, since=start, watermark=top, user_id=user_id,
+        memories=counts["memory"], revisions=counts["revision"], tombstones=counts["tombstone"],
+        derivations=counts["derivation"], bytes=target.stat().st_size, sha256=checksum,
+    )
+
+
+def _row(kind: str, row: tuple[Any, ...]) -> dict[str, Any]:
+    if kind == "revision":
+        out: dict[str, Any] = {"t": "revision", **dict(zip(REVISION_FIELDS, row, strict=False))}
+        n = len(REVISION_FIELDS)
+        out["content"] = dict(zip(CONTENT_FIELDS, row[n + 1:], strict=True)) if row[n] else None
+        return out
+    names = {"memory": MEMORY_FIELDS, "derivation": DERIVATION_FIELDS, "tombstone": TOMBSTONE_FIELDS}[kind]
+    return {"t": kind, **dict(zip(names, row, strict=True))}
+
+
+
+def digest(ledger: Ledger) -> str:
+    """A SHA-256 over every row that travels, in a canonical order: equal on converged replicas.
+
+    Local columns (revision numbers, arrival times) and local tables (usage, runs,
+    receipts, embeddings, the import log) are left out.
+    """
+    conn = ledger.connection
+    h = hashlib.sha256()
+    conn.execute("BEGIN")
+    try:
+        for q in sql.DIGEST_PARTS:
+            h.update(q.encode())
+            for row in conn.execute(q):
+                h.update(json.dumps(row, separators=(",", ":")).encode() + b"\n")
+    finally:
+        conn.execute("COMMIT")
+    return h.hexdigest()
+
+
+#: The columns of a plain export: each memory as known now, with both clocks (ISO 8601 UTC).
+PLAIN_COLUMNS = (
+    "memory_id", "user_id", "kind", "key", "version", "op", "text", "value",
+    "valid_from", "valid_to", "precision", "valid_source", "observed_at", "recorded_at",
+    "arrived_at", "tz", "expires_at", "retracted", "erased", "origin",
+)
+
+_TIMES = {"valid_from", "valid_to", "observed_at", "recorded_at", "arrived_at", "expires_at"}
+
+
+def write_plain(ledger: Ledger, user_id: str, fmt: str, out: TextIO) -> int:
+    """Write one user's memories, each as known now, as CSV or a JSON array; returns how many.
+
+    Every memory appears once (retracted, expired and erased ones too, flagged; an
+    erased one without its text), with valid time, observed_at, recorded_at (the
+    origin device's) and arrived_at (this device's) as ISO 8601 UTC.
+    """
+    if fmt not in ("csv", "json"):
+        raise InvalidInputError(f"format {fmt!r} is not a plain export format: expected 'csv' or 'json'")
+    n = 0
+    writer = csv.writer(out) if fmt == "csv" else None
+    if writer is not None:
+        writer.writerow(PLAIN_COLUMNS)
+    else:
+        out.write("[")
+    for row in ledger.connection.execute(sql.PLAIN, (user_id,)):
+        rec = {k: (from_micros(v).isoformat() if k in _TIMES and v is not None else v)
+               for k, v in zip(PLAIN_COLUMNS, row, strict=True)}
+        rec["retracted"], rec["erased"] = bool(rec["retracted"]), bool(rec["erased"])
+        if writer is not None:
+            writer.writerow(rec.values())
+        else:
+            rec["value"] = None if rec["value"] is None else json.loads(rec["value"])
+            out.write(("," if n else "") + "\n  " + json.dumps(rec, ensure_ascii=False))
+        n += 1
+    if writer is None:
+        out.write("\n]\n" if n else "]\n")
+    return n

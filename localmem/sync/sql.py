@@ -1,0 +1,132 @@
+"""SQL builders for sync: what an export streams, what an import looks up, what a digest reads.
+
+Strings and parameters, no execution. The rows an import writes go through the
+write core's INSERTs (:mod:`localmem.core.sql`); the as-of rule a plain export reads
+each memory by is the core's too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.sql import latest_revision
+from .files import CONTENT_FIELDS, MEMORY_FIELDS, REVISION_FIELDS, TOMBSTONE_FIELDS
+
+__all__ = [
+    "TO",
+    "export_queries",
+    "bind",
+    "INSERT_CONTENT_UNLESS_ERASED",
+    "MEMORY_ROW",
+    "HAS_REVISION",
+    "DERIVATION_SOURCE",
+    "INSERT_DERIVATION",
+    "HAS_TOMBSTONE",
+    "IS_ERASED",
+    "INSERT_EXTRA_TOMBSTONE",
+    "INSERT_IMPORT",
+    "PEER_MARK",
+    "INSERT_PEER",
+    "TOMBSTONE_COUNT",
+    "DIGEST_PARTS",
+    "PLAIN",
+]
+
+#: Stands for the export's upper watermark in a query's parameters (see :func:`bind`).
+TO = "TO"
+
+
+def export_queries(since: int, user_id: str | None) -> dict[str, tuple[str, tuple[Any, ...]]]:
+    """Per section, the SQL that streams its rows (in an order whose parents come first)."""
+    user = "" if user_id is None else " AND {a}.user_id = ?"
+    u: tuple[Any, ...] = () if user_id is None else (user_id,)
+    tombed = "SELECT memory_id FROM erasures"
+    tomb = ", ".join(TOMBSTONE_FIELDS)
+    if since == 0:
+        mem_where = "WHERE 1" + user.format(a="m")
+        mem_params = u
+    else:
+        mem_where = ("WHERE (m.memory_id IN (SELECT memory_id FROM revisions WHERE seq > ? AND seq <= ?)"
+                     f" OR m.memory_id IN ({tombed}))" + user.format(a="m"))
+        mem_params = (since, TO, *u)
+    rev_cols = ", ".join(f"r.{c}" for c in REVISION_FIELDS)
+    content_cols = ", ".join(f"c.{c}" for c in CONTENT_FIELDS)
+    return {
+        "memory": (f"SELECT {', '.join('m.' + c for c in MEMORY_FIELDS)} FROM memories AS m {mem_where}"
+                   " ORDER BY m.rowid", mem_params),
+        "revision": (f"SELECT {rev_cols}, c.rev_seq IS NOT NULL, {content_cols} FROM revisions AS r"
+                     " LEFT JOIN content AS c ON c.rev_seq = r.seq WHERE r.seq > ? AND r.seq <= ?"
+                     + user.format(a="r") + " ORDER BY r.seq", (since, TO, *u)),
+        "derivation": ("SELECT d.memory_id, d.position, d.source_rev FROM derivations AS d"
+                       " JOIN revisions AS r ON r.memory_id = d.memory_id AND r.version = 1"
+                       " WHERE r.seq > ? AND r.seq <= ?" + user.format(a="r")
+                       + " ORDER BY r.seq, d.position", (since, TO, *u)),
+        "tombstone": (f"SELECT {tomb} FROM (SELECT {tomb} FROM erasures"
+                      f" UNION ALL SELECT {tomb} FROM extra_tombstones) AS t"
+                      " WHERE 1" + user.format(a="t") + " ORDER BY t.tomb_id", u),
+    }
+
+
+def bind(params: tuple[Any, ...], top: int) -> tuple[Any, ...]:
+    """A query's parameters with the export's upper watermark in place of :data:`TO`."""
+    return tuple(top if p == TO else p for p in params)
+
+
+
+#: A revision's content, unless its memory is erased here. Parameters: rev_seq, memory_id, then
+#: the content columns.
+INSERT_CONTENT_UNLESS_ERASED = (
+    "INSERT INTO content (rev_seq, memory_id, text, value, attributes, source, reason)"
+    " SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7 WHERE NOT EXISTS (SELECT 1 FROM erasures WHERE memory_id = ?2)"
+)
+#: What this store holds of a memory's identity. Parameter: memory_id.
+MEMORY_ROW = "SELECT user_id, kind, key, created_at FROM memories WHERE memory_id = ?"
+#: Whether a revision is here. Parameter: rev_id.
+HAS_REVISION = "SELECT 1 FROM revisions WHERE rev_id = ?"
+#: One provenance link's source. Parameters: memory_id, position.
+DERIVATION_SOURCE = "SELECT source_rev FROM derivations WHERE memory_id = ? AND position = ?"
+#: One provenance link. Parameters: memory_id, position, source_rev.
+INSERT_DERIVATION = "INSERT INTO derivations (memory_id, position, source_rev) VALUES (?,?,?)"
+#: Whether a tombstone is here (in erasures or extra_tombstones). Parameter: tomb_id.
+HAS_TOMBSTONE = ("SELECT 1 FROM erasures WHERE tomb_id = ?1 UNION ALL"
+                 " SELECT 1 FROM extra_tombstones WHERE tomb_id = ?1")
+#: Whether a memory is erased here. Parameter: memory_id.
+IS_ERASED = "SELECT 1 FROM erasures WHERE memory_id = ?"
+#: A second tombstone of an erased memory. Parameters: the tombstone columns.
+INSERT_EXTRA_TOMBSTONE = (f"INSERT INTO extra_tombstones ({', '.join(TOMBSTONE_FIELDS)})"
+                          f" VALUES ({', '.join('?' * len(TOMBSTONE_FIELDS))})")
+#: The import log's row for an import that changed something.
+INSERT_IMPORT = (
+    "INSERT INTO imports (import_id, file_sha256, origin, created_at, mark_from, mark_to,"
+    " arrived_at, first_seq, last_seq, memories, revisions, tombstones, derivations)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+#: The number of the newest file imported from a peer (0: none). Parameter: peer.
+PEER_MARK = "SELECT coalesce(max(mark), 0) FROM sync_peers WHERE peer = ?"
+#: A peer's file imported. Parameters: peer, mark, recorded_at.
+INSERT_PEER = "INSERT INTO sync_peers (peer, mark, recorded_at) VALUES (?, ?, ?)"
+#: How many tombstones this store holds.
+TOMBSTONE_COUNT = "SELECT (SELECT count(*) FROM erasures) + (SELECT count(*) FROM extra_tombstones)"
+
+_REV = ", ".join(f"r.{c}" for c in REVISION_FIELDS)
+_CONTENT = ", ".join(f"c.{c}" for c in CONTENT_FIELDS)
+_TOMB = ", ".join(TOMBSTONE_FIELDS)
+#: What a digest hashes, in canonical order: every row that travels, no local column.
+DIGEST_PARTS = (
+    f"SELECT {', '.join(MEMORY_FIELDS)} FROM memories ORDER BY memory_id",
+    f"SELECT {_REV}, {_CONTENT} FROM revisions AS r LEFT JOIN content AS c ON c.rev_seq = r.seq"
+    " ORDER BY r.rev_id",
+    "SELECT memory_id, position, source_rev FROM derivations ORDER BY memory_id, position",
+    f"SELECT {_TOMB} FROM erasures UNION ALL SELECT {_TOMB} FROM extra_tombstones ORDER BY 1",
+)
+
+#: One user's memories, each as known now (its current revision), for a plain export. Parameter: user_id.
+PLAIN = f"""SELECT m.memory_id, m.user_id, m.kind, m.key, r.version, r.op, c.text, c.value,
+    r.valid_from, r.valid_to, r.precision, r.valid_source, r.observed_at, r.recorded_at,
+    r.arrived_at, r.tz, r.expires_at, r.retracted, e.memory_id IS NOT NULL, r.origin
+FROM memories AS m
+JOIN revisions AS r ON r.seq = {latest_revision("m.memory_id")}
+LEFT JOIN content AS c ON c.rev_seq = r.seq
+LEFT JOIN erasures AS e ON e.memory_id = m.memory_id
+WHERE m.user_id = ?
+ORDER BY r.valid_from, m.memory_id"""

@@ -29,7 +29,8 @@ from localmem.cli import main
 from localmem.mcp_server import READ_TOOLS, WRITE_TOOLS, build_server
 from localmem.testing import FrozenClock
 
-pytestmark = pytest.mark.xdist_group("mcp")
+# The servers are subprocesses (slow); one xdist worker runs the module, so they start once.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("mcp")]
 
 
 @pytest.fixture(scope="module")

@@ -151,9 +151,10 @@ def test_sat_and_sun_alone_are_words() -> None:
 
 
 APPROXIMATE = rows(
-    # (text, earliest start, latest end, precision): a hedged count is a vague range around the arithmetic
-    ("about a week ago", "about a week ago I fell", "2025-06-09", "2025-06-14", "week"),
-    ("roughly 3 weeks ago", "roughly 3 weeks ago I started", "2025-05-22", "2025-06-04", "week"),
+    # (text, start, end, precision): a hedged count is vague; of weeks or longer, the unit it lands in
+    ("about a week ago", "about a week ago I fell", "2025-06-09", "2025-06-16", "week"),
+    ("roughly 3 weeks ago", "roughly 3 weeks ago I started", "2025-05-26", "2025-06-02", "week"),
+    ("around 3 years ago", "I first watched it around 3 years ago", "2022-01-01", "2023-01-01", "year"),
     ("a week or two ago", "a week or two ago I tried yoga", "2025-06-04", "2025-06-12", "week"),
     ("two or three days ago", "two or three days ago I felt pain", "2025-06-15", "2025-06-17", "day"),
     ("a month or so ago", "a month or so ago I hurt my knee", "2025-05-03", "2025-05-20", "month"),
@@ -224,56 +225,77 @@ def test_last_this_next(request: pytest.FixtureRequest, text: str, start: str, e
 
 # -- counted amounts ----------------------------------------------------------------------------
 
-COUNTS = rows(
+COUNTS_BACK = rows(
+    # (text, start, end, precision): a count back from now is the calendar unit it lands in
     ("3 days ago", "I ran 3 days ago", "2025-06-15", "2025-06-16", "day"),
     ("ten days ago", "I ran ten days ago", "2025-06-08", "2025-06-09", "day"),
-    ("a week ago", "I started a week ago", "2025-06-11", "2025-06-12", "week"),
-    ("2 weeks ago", "I started 2 weeks ago", "2025-06-04", "2025-06-05", "week"),
-    ("3 weeks ago", "I started 3 weeks ago", "2025-05-28", "2025-05-29", "week"),
-    ("a month ago", "I started a month ago", "2025-05-18", "2025-05-19", "month"),
-    ("3 months ago", "I started 3 months ago", "2025-03-18", "2025-03-19", "month"),
-    ("a year ago", "I started a year ago", "2024-06-18", "2024-06-19", "year"),
-    ("2 years ago", "I started 2 years ago", "2023-06-18", "2023-06-19", "year"),
+    ("a week ago", "I started a week ago", "2025-06-09", "2025-06-16", "week"),
+    ("two weeks ago", "I got a puppy two weeks ago", "2025-06-02", "2025-06-09", "week"),
+    ("3 weeks ago", "I started 3 weeks ago", "2025-05-26", "2025-06-02", "week"),
+    ("a fortnight ago", "I started a fortnight ago", "2025-06-02", "2025-06-09", "week"),
+    ("a month ago", "I started a month ago", "2025-05-01", "2025-06-01", "month"),
+    ("3 months ago", "I started 3 months ago", "2025-03-01", "2025-04-01", "month"),
+    ("a year ago", "I sold my car a year ago", "2024-01-01", "2025-01-01", "year"),
+    ("2 years ago", "I started 2 years ago", "2023-01-01", "2024-01-01", "year"),
+    ("five years ago", "I started surfing five years ago", "2020-01-01", "2021-01-01", "year"),
+    ("two decades ago", "I moved here two decades ago", "2000-01-01", "2010-01-01", "decade"),
     ("an hour ago", "I ate an hour ago", "2025-06-18T14:00", "2025-06-18T15:00", "hour"),
     ("30 minutes ago", "I ate 30 minutes ago", "2025-06-18T14:30", "2025-06-18T14:31", "minute"),
-    ("in 3 days", "The race is in 3 days", "2025-06-21", "2025-06-22", "day"),
-    ("in 2 weeks", "I'll see the physio in 2 weeks", "2025-07-02", "2025-07-03", "week"),
-    ("in two months", "I'll race again in two months", "2025-08-18", "2025-08-19", "month"),
-    ("in 20 minutes", "I'll call you in 20 minutes", "2025-06-18T15:20", "2025-06-18T15:21", "minute"),
-    ("3 weeks from now", "The marathon is 3 weeks from now", "2025-07-09", "2025-07-10", "week"),
-    ("10 days from now", "The marathon is 10 days from now", "2025-06-28", "2025-06-29", "day"),
     ("1 month and 21 days ago", "I hurt my knee 1 month and 21 days ago", "2025-04-27", "2025-04-28", "day"),
     ("2 weeks and 3 days ago", "I hurt my knee 2 weeks and 3 days ago", "2025-06-01", "2025-06-02", "day"),
 )
 
 
-@pytest.mark.parametrize(("text", "start", "end", "precision"), COUNTS)
-def test_counted_amounts_land_on_a_day(request: pytest.FixtureRequest, text: str, start: str, end: str,
-                                       precision: str) -> None:
-    """A count lands on the day (or hour, minute) that arithmetic gives; the interval is that one day."""
+@pytest.mark.parametrize(("text", "start", "end", "precision"), COUNTS_BACK)
+def test_counted_back_from_now_is_the_unit_it_lands_in(
+    request: pytest.FixtureRequest, text: str, start: str, end: str, precision: str
+) -> None:
+    """"five years ago" is that year, "two weeks ago" that week; only day-sized units give a day."""
     m = one(text)
     assert phrase_of(request).lower() in m.phrase.lower()
-    assert (interval(m), m.kind, m.vague) == ((start, end), "point", False)
+    assert (interval(m), m.precision, m.kind, m.vague) == ((start, end), precision, "point", False)
 
 
-def _precision_rows() -> list[Any]:
-    out = []
-    for p in COUNTS:
-        text, _, _, precision = p.values
-        arithmetic = precision if precision in ("hour", "minute") else "day"
-        out.append(pytest.param(text, arithmetic, id=p.id))
-    return out
+@pytest.mark.parametrize(
+    ("text", "sent", "tz", "start", "end"),
+    [
+        ("I started surfing five years ago", "2023-07-16T16:21:00+00:00", "UTC",
+         "2018-01-01T00:00:00+00:00", "2019-01-01T00:00:00+00:00"),
+        ("I got a puppy two weeks ago", "2023-08-11T00:10:00+10:00", "Australia/Sydney",
+         "2023-07-24T00:00:00+10:00", "2023-07-31T00:00:00+10:00"),
+        ("I sold my car a year ago", "2025-01-01T00:30:00-08:00", "America/Los_Angeles",
+         "2024-01-01T00:00:00-08:00", "2025-01-01T00:00:00-08:00"),
+    ],
+    ids=["five years ago, UTC", "two weeks ago, Sydney", "a year ago, Los Angeles on New Year's night"],
+)
+def test_counted_back_in_zones(text: str, sent: str, tz: str, start: str, end: str) -> None:
+    """The unit is the sender's local one: a year ago said just after local midnight on 1 January."""
+    assert iso(one(text, sent=sent, tz=tz)) == (start, end)
 
 
-@pytest.mark.parametrize(("text", "precision"), _precision_rows())
-def test_counted_amounts_are_arithmetic_to_the_day(text: str, precision: str) -> None:
-    """An exact count is arithmetic: "3 weeks ago" is that day (precision day); only vague counts widen."""
-    assert one(text).precision == precision
+COUNTS_AHEAD = rows(
+    # (text, start, end, precision): a count ahead is a schedule, arithmetic to the day
+    ("in 3 days", "The race is in 3 days", "2025-06-21", "2025-06-22", "day"),
+    ("in 2 weeks", "I'll see the physio in 2 weeks", "2025-07-02", "2025-07-03", "day"),
+    ("in two months", "I'll race again in two months", "2025-08-18", "2025-08-19", "day"),
+    ("in 20 minutes", "I'll call you in 20 minutes", "2025-06-18T15:20", "2025-06-18T15:21", "minute"),
+    ("3 weeks from now", "The marathon is 3 weeks from now", "2025-07-09", "2025-07-10", "day"),
+    ("10 days from now", "The marathon is 10 days from now", "2025-06-28", "2025-06-29", "day"),
+)
 
 
-def test_a_month_ago_from_the_31st_lands_on_the_last_day_of_february() -> None:
+@pytest.mark.parametrize(("text", "start", "end", "precision"), COUNTS_AHEAD)
+def test_counted_ahead_lands_on_a_day(request: pytest.FixtureRequest, text: str, start: str, end: str,
+                                      precision: str) -> None:
+    """A count ahead ("in 2 weeks", "3 weeks from now") is the day arithmetic gives: a schedule."""
+    m = one(text)
+    assert phrase_of(request).lower() in m.phrase.lower()
+    assert (interval(m), m.precision, m.kind, m.vague) == ((start, end), precision, "point", False)
+
+
+def test_in_a_month_from_the_31st_lands_on_the_last_day_of_february() -> None:
     """Month arithmetic clips to the month's last day rather than spilling into March."""
-    m = one("I started a month ago", sent="2025-03-31T12:00:00+02:00")
+    m = one("I'll start in a month", sent="2025-01-31T12:00:00+01:00")
     assert interval(m) == ("2025-02-28", "2025-03-01")
 
 
@@ -821,8 +843,10 @@ REWRITES = rows(
     ("an until", "I'm off work until Friday.", "I'm off work until 2025-06-20."),
     ("a range", "I'll train from July to September", "I'll train from 2025-07 to 2025-09"),
     ("a range of days", "I was in Rome June 3-5.", "I was in Rome from 2025-06-03 to 2025-06-05."),
-    ("counted weeks", "I started 3 weeks ago.", "I started on 2025-05-28."),
-    ("counted months", "I started 3 months ago.", "I started on 2025-03-18."),
+    ("counted weeks", "I started 3 weeks ago.", "I started in the week of 2025-05-26 to 2025-06-01."),
+    ("counted months", "I started 3 months ago.", "I started in 2025-03."),
+    ("counted years", "I started surfing five years ago.", "I started surfing in 2020."),
+    ("counted days ahead", "I'll race in 3 days.", "I'll race on 2025-06-21."),
     ("vague weeks", "I started a couple of weeks ago.", "I started between 2025-05-28 and 2025-06-11."),
     ("two mentions", "I ran yesterday and I'll rest tomorrow.",
      "I ran on 2025-06-17 and I'll rest on 2025-06-19."),

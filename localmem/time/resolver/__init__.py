@@ -198,7 +198,8 @@ def rewrite(text: str, mentions: list[TimeMention]) -> str:
         rendered = mention.render()
         if _PREPOSITION_BEFORE.search(text, max(0, lo - 12), lo):
             rendered = re.sub(r"^(?:on|in|at) ", "", rendered)  # "moved it to next Friday"
-        if lo == 0 or re.search(r"[.!?]\s*$", text[:lo]):
+        said_before = text[max(0, lo - 40) : lo].rstrip()  # a window: rewriting stays linear
+        if (said_before[-1:] in (".", "!", "?")) if said_before else lo <= 40:
             rendered = rendered[:1].upper() + rendered[1:]
         out.append(rendered)
         pos = hi

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
 
 from . import lexicon as lx
@@ -311,17 +312,35 @@ def _quarter(m: re.Match[str], ctx: _Context) -> _Hit | None:
             q.split()[0]
         ]
         kind = "q" if m["what"] == "quarter" else "h"
-        if not (m["y"] or m["rel"] or m["the"]):
-            return None  # "the second half" of a game
+        if not (m["y"] or m["rel"] or m["the"]) and (
+            kind == "h"
+            or not _QUARTER_CUE.search(ctx.text, max(0, m.start() - 12), m.start())
+            or _SPORT.search(ctx.text)
+        ):
+            return None  # "the second half" of a game, "the third quarter" of a match
     else:
         kind, n = q[0], int(q[1])
-    year = (
-        int(m["y"] or m["y2"])
-        if (m["y"] or m["y2"])
-        else ctx.today.year + {None: 0, "this": 0, "next": 1, "last": -1}[m["rel"]]
-    )
     size = 3 if kind == "q" else 6
+    if m["y"] or m["y2"]:
+        year = int(m["y"] or m["y2"])
+    elif m["rel"] or m["the"]:
+        year = ctx.today.year + {None: 0, "this": 0, "next": 1, "last": -1}[m["rel"]]
+    else:  # a bare "Q1" follows the tense like a year-less month
+        year, direction = ctx.today.year, ctx.tense(m.start())
+        first, end = date(year, (n - 1) * size + 1, 1), _add_months(date(year, (n - 1) * size + 1, 1), size)
+        if direction == "past" and first > ctx.today:
+            year -= 1
+        elif direction == "future" and end <= ctx.today:
+            year += 1
     return _hit(m, *_month(year, (n - 1) * size + 1, size), "month")
+
+
+_QUARTER_CUE = re.compile(r"\b(?:in|during|for|by|over|through|throughout|since|until|of)\s+$")
+
+
+_SPORT = re.compile(
+    r"\b(?:game|match|score[ds]?|goals?|points?|touchdowns?|innings?|period|halftime|lead|team|quarterback|refs?)\b"
+)
 
 
 _NOT_A_YEAR_BEFORE = re.compile(
@@ -340,7 +359,7 @@ def _year_alone(m: re.Match[str], ctx: _Context) -> _Hit | None:
     year = _year(m["y"] or m["y2"])
     if m["pre"] in ("and", "to", "or") and not re.search(
         r"\b(?:between|from)\b[^.]*$|\d{4}\s*,?\s*(?:and|or|to)\s+$",
-        ctx.text[: m.start() + len(m["pre"]) + 1],
+        ctx.text[max(0, m.start() - 80) : m.start() + len(m["pre"]) + 1],
     ):
         return None  # "2 and 2020"? only inside a range or a list of years
     if m["y2"] and _NOT_A_YEAR_BEFORE.search(ctx.text, max(0, m.start() - 12), m.start()):
@@ -473,45 +492,85 @@ def _week_number(m: re.Match[str], ctx: _Context) -> _Hit | None:
     return _hit(m, *_days(monday, 7), "week")
 
 
+_HOLIDAY_MOD = r"(?:(?P<mod>this|next|last|the\s+following|following)\s+)?"
+
+
 @_rule(
-    rf"(?:(?P<mod>this|next|last|the\s+following|following)\s+)?(?P<h>{lx.HOLIDAY})(?:\s+(?P<y>{lx.YEAR}))?"
-    r"(?P<we>\s+weekend)?",
+    rf"{_HOLIDAY_MOD}(?P<h>{lx.HOLIDAY})(?:\s+(?P<y>{lx.YEAR}))?"
+    r"(?:\s+(?P<we>weekend)|\s+(?P<per>break|holidays?|vacation|hols))?",
     when=lx.HOLIDAY_WORDS,
     digits=True,
 )
 def _holiday(m: re.Match[str], ctx: _Context) -> _Hit | None:
-    """Christmas, Easter 2024, next Thanksgiving, labor day weekend."""
+    """Christmas, Easter 2024, next Thanksgiving, labor day weekend, Easter weekend, Christmas break."""
     if _COMPOUND_NOUN.match(ctx.text, m.end()):
         return None  # "an Easter egg", "the Christmas tree"
-    fn = lx.HOLIDAYS[m["h"]]
-    if m["y"]:
-        d = fn(int(m["y"]))
-    else:
-        options = [fn(y) for y in range(ctx.today.year - 1, ctx.today.year + 2)]
-        direction = {
-            "next": "future",
-            "following": "future",
-            "the following": "future",
-            "last": "past",
-            "this": None,
-        }.get(m["mod"] or "", ctx.tense(m.start()))
-        if m["mod"] == "this":
-            d = fn(ctx.today.year)
-        elif direction == "past":
-            d = max(o for o in options if o < ctx.today)
-        elif direction == "future":
-            d = min(o for o in options if o > ctx.today)
-        else:
-            d = min(options, key=lambda o: abs((o - ctx.today).days))
+    name = m["h"]
+    if m["per"]:
+        key = "christmas" if name == "xmas" else name.split()[0]
+        period = lx.HOLIDAY_PERIODS.get(key)
+        if period is None:
+            return None
+        return _holiday_period(m, ctx, period)
+    fn = lx.holiday(name, ctx.tz.key)
+    d = fn(int(m["y"])) if m["y"] else _occurrence(m, ctx, fn)
+    free = not (m["y"] or m["mod"])
     if m["we"]:
-        monday = _week_start(d)
-        sat = monday + timedelta(days=5)
+        sat = _week_start(d) + timedelta(days=5)
         if d.weekday() == 0:  # a Monday holiday: the long weekend before it
-            return _hit(m, *_days(d - timedelta(days=2), 3), "weekend")
+            return _hit(m, *_days(d - timedelta(days=2), 3), "weekend", yearless=free)
         if d.weekday() == 3:  # Thanksgiving: Thursday to Sunday
-            return _hit(m, *_days(d, 4), "weekend")
-        return _hit(m, *_days(sat, 2), "weekend")
-    return _hit(m, *_days(d), "day")
+            return _hit(m, *_days(d, 4), "weekend", yearless=free)
+        if name.startswith("easter") and ctx.tz.key.startswith(lx.EASTER_MONDAY_PREFIXES):
+            # Good Friday to Easter Monday, where both are public holidays
+            return _hit(m, *_days(d - timedelta(days=2), 4), "weekend", yearless=free)
+        return _hit(m, *_days(sat, 2), "weekend", yearless=free)
+    return _hit(m, *_days(d), "day", yearless=free)
+
+
+def _occurrence(m: re.Match[str], ctx: _Context, fn: Callable[[int], date]) -> date:
+    """The year-less holiday's date: "next"/"last" or the tense pick the year, else the nearest."""
+    options = [fn(y) for y in range(ctx.today.year - 1, ctx.today.year + 2)]
+    mod = " ".join((m["mod"] or "").split())
+    if mod == "this":
+        return fn(ctx.today.year)
+    direction = {"next": "future", "following": "future", "the following": "future", "last": "past"}.get(
+        mod, ctx.tense(m.start())
+    )
+    if direction == "past":
+        return max(o for o in options if o < ctx.today)
+    if direction == "future":
+        return min(o for o in options if o > ctx.today)
+    return min(options, key=lambda o: abs((o - ctx.today).days))
+
+
+def _holiday_period(m: re.Match[str], ctx: _Context, period: Callable[[int], tuple[date, int]]) -> _Hit:
+    """A holiday's break: the one under way, else by "next"/"last" or the tense, else the nearest."""
+
+    def first(y: int) -> date:
+        return period(y)[0]
+
+    span = {y: period(y) for y in range(ctx.today.year - 1, ctx.today.year + 2)}
+    current = [y for y, (d, n) in span.items() if d <= ctx.today < d + timedelta(days=n)]
+    if m["y"]:
+        d, n = period(int(m["y"].strip()))
+    elif current and not m["mod"]:
+        d, n = span[current[0]]
+    else:
+        d = _occurrence(m, ctx, first)
+        n = period(d.year)[1]
+    return _hit(m, *_days(d, n), "week", vague=True, yearless=not (m["y"] or m["mod"]))
+
+
+@_rule(
+    rf"{_HOLIDAY_MOD}(?:the\s+)?(?:(?P<h>holidays|hols)|holiday\s+season|festive\s+season)(?P<y>\s+{lx.YEAR})?",
+    when=("holidays", "hols", "holiday", "festive"),
+)
+def _the_holidays(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """over the holidays, the holiday season: Christmas Eve through New Year's Day."""
+    if m["h"] and not (m["mod"] or re.search(r"\bthe\s+\w+$", m.group())):
+        return None  # "happy holidays", "holidays are expensive": no particular one
+    return _holiday_period(m, ctx, lx.HOLIDAY_PERIODS["christmas"])
 
 
 @_rule(
@@ -533,7 +592,8 @@ def _day_of_relative_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
     + lx.DAY_NUMBER
     + "|"
     + lx.ORDINAL_WORD
-    + r")(?=\s*(?:[.,!?;)]|$|of\s+(?:this|next|last)\s+month))"
+    + r")(?=\s*(?:[.,!?;)]|$|of\s+(?:this|next|last)\s+month)|\s+(?:after|before|but|so|at|in|for|with|when"
+    r"|because|too|then|i|we|he|she|they|you|my|our|his|her|their|morning|afternoon|evening|night)\b)"
     r"(?:\s+of\s+(?P<rel>this|next|last)\s+month)?",
     when=lx.NUMBER_TOKENS,
     digits=True,
@@ -567,7 +627,7 @@ def _day_of_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
         chosen = min((o for o in options if o >= t), default=None)
     else:
         chosen = min(options, key=lambda o: (abs((o - t).days), o > t), default=None)
-    return None if chosen is None else _hit(m, *_days(chosen), "day", yearless=True)
+    return None if chosen is None else _hit(m, *_days(chosen), "day", moves="month")
 
 
 @_rule(r"(?P<n>1\d|20|21)(?:st|nd|rd|th)\s+century", when=("century",))
@@ -630,3 +690,27 @@ def _year_range(m: re.Match[str], ctx: _Context) -> _Hit | None:
     if b <= a or (m["pre"] is None and " and" in m.group()):
         return None
     return _hit(m, _midnight(date(a, 1, 1)), _midnight(date(b + 1, 1, 1)), "year", kind="range")
+
+
+_MEASURE = (
+    r"(?:k?cal(?:orie)?s?|kcals?|met(?:er|re)s?|m|km|k|mi|miles?|words?|pages?|steps?|people|persons?|members?|feet"
+    r"|ft|foot|lbs?|pounds?|kgs?|grams?|g|mg|ml|cc|dollars?|euros?|bucks|yards?|yd|points?|pts|elo|rating|sq|square"
+    r"|watts?|w|rpm|hp|units?|pieces?|times|downloads|followers|subscribers|views|likes|votes|students|employees"
+    r"|users|customers|participants|runners|entries|rows|lines|characters|chars|tokens|pixels|px|mah|gb|mb|kb|tb"
+    r"|series|piece|x|%|percent|calls|emails|messages|reps|sets|laps|acres?|hectares?|liters?|litres?|gallons?)"
+)
+
+
+@_rule(
+    rf"(?:a|an|the|my|our|his|her|their|that|this|its|your)\s+(?P<y>(?:19|20)\d\d)"
+    rf"(?=\s+(?!{_MEASURE}\b)[a-z])",
+    digits=True,
+)
+def _adjectival_year(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """a 2010 trip, the 2019 season, my 2015 Honda: a year used as an adjective."""
+    year = int(m["y"])
+    if year > ctx.today.year + 10:
+        return None  # "the 2048 game", a model number
+    hit = _hit(m, _midnight(date(year, 1, 1)), _midnight(date(year + 1, 1, 1)), "year")
+    hit.lo = m.start("y")
+    return hit

@@ -280,8 +280,14 @@ def _amount(text: str) -> list[tuple[str, int | None, tuple[int, int] | None]]:
     return parts
 
 
-def _counted(m: re.Match[str], ctx: _Context, anchor: datetime, sign: int, text: str) -> _Hit | None:
-    """The moment ``text`` (an amount) away from ``anchor``, at the unit's precision."""
+def _counted(
+    m: re.Match[str], ctx: _Context, anchor: datetime, sign: int, text: str, calendar: bool = False
+) -> _Hit | None:
+    """The moment ``text`` (an amount) away from ``anchor``, at the unit's precision.
+
+    With ``calendar`` (a count back from now: "five years ago") the answer is the whole
+    calendar unit the arithmetic lands in (that year, that week), as people round a
+    recollection to the unit they count in; without it, the day the arithmetic gives."""
     parts = _amount(text)
     if not parts:
         return None
@@ -298,11 +304,24 @@ def _counted(m: re.Match[str], ctx: _Context, anchor: datetime, sign: int, text:
     at = anchor
     for unit_, count, _ in parts:
         at = _moved(at, unit_, sign * (count or 1), precision)
-    # An exact count lands on one day: "3 weeks ago" is that day, as arithmetic says.
+    if calendar and finest in _CALENDAR_UNIT:
+        return _calendar_unit(m, at.date(), _CALENDAR_UNIT[finest], 0)
+    # Otherwise an exact count lands on one day: "in 3 weeks" is that day, as arithmetic says.
     if precision in ("instant", "minute", "hour"):
         step = {"instant": timedelta(seconds=1), "minute": timedelta(minutes=1), "hour": timedelta(hours=1)}
         return _hit(m, at, at + step[precision], precision)
     return _hit(m, *_days(at.date()), "day")
+
+
+#: The calendar period a count back from now lands in, by its finest unit.
+_CALENDAR_UNIT = {
+    "week": "week",
+    "fortnight": "week",
+    "month": "month",
+    "quarter": "quarter",
+    "year": "year",
+    "decade": "decade",
+}
 
 
 def _moved(at: datetime, unit: str, n: float, precision: str) -> datetime:
@@ -329,7 +348,7 @@ def _ceil(at: datetime, precision: str) -> datetime:
 def _ago(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """3 days ago, a few weeks ago, 1 month and 21 days ago, two weeks from now, 3 weeks later."""
     sign = -1 if m["dir"] in ("ago", "back", "earlier", "before now") else 1
-    return _counted(m, ctx, ctx.now, sign, m.group())
+    return _counted(m, ctx, ctx.now, sign, m.group(), calendar=sign < 0)
 
 
 _HEDGE = r"(?:about|around|roughly|approximately|approx\.?|like|maybe|almost|nearly|circa|~)"
@@ -365,6 +384,11 @@ def _ago_about(m: re.Match[str], ctx: _Context) -> _Hit | None:
         hi = lx.number(m["q4"]) if m["q4"] else (lo * 1.5 if lo else None)
     else:
         n = lx.number(m["q"])
+        if n and unit in _CALENDAR_UNIT:  # "about 3 years ago": that year, hedged
+            hit = _counted(m, ctx, ctx.now, -1, f"{n} {unit}", calendar=True)
+            if hit is not None:
+                hit.vague = True
+            return hit
         lo, hi = (n * 0.7, n * 1.3) if n else (None, None)
     if not lo or not hi or hi <= lo:
         return None
@@ -555,10 +579,62 @@ def _to_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
     return _hit(m, _midnight(first), _midnight(t + _DAY), "day", kind="range")
 
 
-@_rule(r"(?P<w>now|right\s+now|the\s+present|current\s+date|present)", when=("now", "present", "current"))
+@_rule(
+    r"(?P<since>from\s+now\s+on)|(?P<until>(?:up\s+to|up\s+until|until|till|til)\s+now)|(?P<w>(?:right\s+|just\s+)?now|at\s+the\s+moment|at\s+present|currently|presently|as\s+we\s+speak"
+    r"|(?P<wide>these\s+days|nowadays)|(?P<end>the\s+present|current\s+date|present))",
+    when=("now", "present", "current", "currently", "presently", "moment", "days", "nowadays", "speak"),
+)
 def _now(m: re.Match[str], ctx: _Context) -> _Hit | None:
-    """now, only as the end of a range ("between Jan 22 and now")."""
-    return _hit(m, ctx.now, ctx.now, "instant", standalone=False)
+    """now, currently, at the moment: the day it was said; these days, nowadays: the weeks
+    around it, vague. "the present" only ends a range ("between Jan 22 and the present")."""
+    if m["since"]:
+        return _hit(m, _midnight(ctx.today), None, "day", kind="since")
+    if m["until"]:
+        return _hit(m, None, ctx.now, "day", kind="until")
+    if m["end"]:
+        return _hit(m, *_days(ctx.today), "day", standalone=False, present=True)
+    before = _NOT_NOW_BEFORE.search(ctx.text, max(0, m.start() - 8), m.start())
+    if before or _NOT_NOW.match(ctx.text, m.end()):
+        return None  # "now and then", "now that you ask", "every now and again"
+    if m["wide"]:
+        start = _midnight(_add_months(ctx.today, -1))
+        return _hit(m, start, _midnight(ctx.today + _DAY), "month", vague=True, present=True)
+    return _hit(m, *_days(ctx.today), "day", present=True)
+
+
+_NOT_NOW = re.compile(r"\s+(?:and\s+(?:then|again)|that)\b")
+
+
+_NOT_NOW_BEFORE = re.compile(r"\b(?:every|by)\s+$")
 
 
 # -- ranges with a shared month: "June 3-5", "from 4 to 22 January", "between 3 and 12 of Sept" ------
+
+
+@_rule(
+    rf"in\s+(?P<q0>{lx.QUANTITY})\s+weekends?"
+    rf"|(?P<q>{lx.QUANTITY})\s+weekends?\s+(?P<dir>ago|back|earlier|later|from\s+now|hence)",
+    when=("weekend", "weekends"),
+)
+def _weekends_away(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """two weekends ago, two weekends later, in two weekends: weekends counted one by one
+    from today, so "one weekend ago" is the last one gone and "in one weekend" the first
+    one to come (this week's, on a weekday)."""
+    q = " ".join((m["q0"] or m["q"]).split())
+    sign = -1 if m["dir"] in ("ago", "back", "earlier") else 1
+    # Weekends are counted in calendar weeks; the weekend of this week is the first to come
+    # on a weekday, but already under way on Saturday and Sunday.
+    first = 0 if sign > 0 and ctx.today.weekday() < 5 else sign
+
+    def step(k: int) -> int:
+        return first + sign * (k - 1)
+
+    n = lx.number(q)
+    if n is not None:
+        return _calendar_unit(m, ctx.today, "weekend", step(n)) if n > 0 else None
+    lo, hi = next(r for w, r in lx.VAGUE_QUANTITIES.items() if w in q)
+    near = _calendar_unit(m, ctx.today, "weekend", step(lo))
+    far = _calendar_unit(m, ctx.today, "weekend", step(hi))
+    assert near.start is not None and far.start is not None and near.end is not None and far.end is not None
+    start, end = (far.start, near.end) if sign < 0 else (near.start, far.end)
+    return _hit(m, start, end, "week", vague=True)

@@ -179,7 +179,8 @@ RELATIVE_UNITS = rows(
     ("last Friday", "I ran last Friday", "2025-06-13", "2025-06-14", "day"),
     ("this Friday", "The race is this Friday", "2025-06-20", "2025-06-21", "day"),
     ("next Friday", "The race is next Friday", "2025-06-27", "2025-06-28", "day"),
-    ("last Monday", "I started last Monday", "2025-06-09", "2025-06-10", "day"),
+    ("last Monday", "I started last Monday", "2025-06-16", "2025-06-17", "day"),
+    ("previous Monday", "I started the previous Monday", "2025-06-09", "2025-06-10", "day"),
     ("this past Monday", "I started this past Monday", "2025-06-16", "2025-06-17", "day"),
     ("this past Wednesday", "I saw the physio this past Wednesday", "2025-06-11", "2025-06-12", "day"),
     ("this coming Friday", "The race is this coming Friday", "2025-06-20", "2025-06-21", "day"),
@@ -217,7 +218,7 @@ RELATIVE_UNITS = rows(
 @pytest.mark.parametrize(("text", "start", "end", "precision"), RELATIVE_UNITS)
 def test_last_this_next(request: pytest.FixtureRequest, text: str, start: str, end: str,
                         precision: str) -> None:
-    """Calendar weeks run Monday-Sunday; "last Friday" is last week's, "this past" the nearest one."""
+    """Calendar weeks run Monday-Sunday; "last Friday" and "this past Friday" are the latest one gone."""
     m = one(text)
     assert phrase_of(request).lower() in m.phrase.lower()
     assert (interval(m), m.precision, m.kind) == ((start, end), precision, "point")
@@ -395,7 +396,9 @@ def test_numeric_dates(request: pytest.FixtureRequest, text: str, order: str, st
 SPANS = rows(
     ("since March", "I've been running since March", "2025-03-01", None, "month", "since"),
     ("since 2024-01-15", "I've been vegetarian since 2024-01-15", "2024-01-15", None, "day", "since"),
-    ("since last Tuesday", "My knee has hurt since last Tuesday", "2025-06-10", None, "day", "since"),
+    ("since last Tuesday", "My knee has hurt since last Tuesday", "2025-06-17", None, "day", "since"),
+    ("since the previous Tuesday", "My knee has hurt since the previous Tuesday", "2025-06-10", None, "day",
+     "since"),
     ("since 2022", "I've lived here since 2022", "2022-01-01", None, "year", "since"),
     ("after June 20", "I'll rest after June 20", "2025-06-21", None, "day", "since"),
     ("until Friday", "I'm off work until Friday", None, "2025-06-20", "day", "until"),

@@ -68,7 +68,7 @@ _PREP_LEAD = re.compile(r"\b(?:on|in|at|during|over|throughout)\s+$")
 
 
 _WEEK_OF = re.compile(
-    r"\b(?:the\s+)?(?:week\s+(?:of|beginning|starting(?:\s+on)?|commencing)|w/c)\s+(?:the\s+)?$"
+    r"\b(?P<a>an?\s+|the\s+)?(?:week\s+(?:of|beginning(?:\s+on)?|starting(?:\s+on)?|commencing)|w/c)\s+(?:the\s+)?$"
 )
 
 
@@ -128,7 +128,11 @@ def _combine(ctx: _Context, hits: list[_Hit]) -> list[_Hit]:
             and b.precision == "day"
             and _DATE_AFTER_WEEKDAY.fullmatch(text, a.hi, b.lo)
         ):
+            if "(" in text[a.hi : b.lo] and text.startswith(")", b.hi):
+                b.hi += 1
             b.lo = a.lo  # "Friday 7/6", "this friday (jun-15)": the date says which Friday
+            if b.yearless and b.start is not None and a.start is not None:
+                _same_weekday(ctx, b, a.start.weekday())  # ... and the Friday which year
             i += 1
             continue
         if b is not None and b.lo - a.hi <= 16:
@@ -257,7 +261,12 @@ def _refine(ctx: _Context, h: _Hit) -> None:
                         break
         m = _WEEK_OF.search(text, window, h.lo) if near("week", "w/c") else None
         if m and h.precision == "day":
-            h.end, h.precision, h.lo = h.start + timedelta(days=7), "week", m.start()
+            if m["a"] and m["a"].startswith("a"):  # "a week starting tomorrow": seven days from it
+                h.end, h.kind, h.lo = h.start + timedelta(days=7), "range", m.start()
+                return
+            # "the week of April 10th", "w/c Feb 4": the Monday-Sunday week holding the day
+            h.start, h.end = _days(_week_start(h.start.date()), 7)
+            h.precision, h.lo = "week", m.start()
             return
         m = _SPAN_FROM.search(text, window, h.lo) if near("from", "starting", "beginning", "as of") else None
         if m and (m["for"] or m["how"] != "from"):
@@ -328,6 +337,22 @@ def _refine(ctx: _Context, h: _Hit) -> None:
     m = _PREP_LEAD.search(text, window, h.lo)
     if m and h.kind == "point":
         h.lo = m.start()
+
+
+def _same_weekday(ctx: _Context, h: _Hit, wd: int) -> None:
+    """Move a year-less day to the year, nearest today, in which it falls on weekday ``wd``."""
+    assert h.start is not None
+    d = h.start.date()
+    options = []
+    for shift in range(-2, 3):
+        try:
+            moved = d.replace(year=d.year + shift)
+        except ValueError:
+            continue
+        if moved.weekday() == wd:
+            options.append(moved)
+    if options:
+        h.start, h.end = _days(min(options, key=lambda o: abs((o - ctx.today).days)))
 
 
 def _unit_precision(m: re.Match[str]) -> str:

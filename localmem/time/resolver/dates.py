@@ -66,6 +66,13 @@ def _yearless_day(m: re.Match[str], ctx: _Context, month: int, day: int, year: s
         except ValueError:
             return None
         return _hit(m, *_days(d), "day")
+    named = _NAMED_WEEKDAY.match(m.group())
+    if named:  # "Friday, June 15": the year in which that date is that weekday, nearest today
+        wd = lx.WEEKDAYS[named["wd"].rstrip(".")]
+        years = [y for y in range(ctx.today.year - 2, ctx.today.year + 3) if _weekday_of(y, month, day) == wd]
+        if years:
+            best = min((date(y, month, day) for y in years), key=lambda d: abs((d - ctx.today).days))
+            return _hit(m, *_days(best), "day", yearless=True)
     lead = m.group().split(None, 1)[0]
     direction = {"next": "future", "last": "past"}.get(lead)
     picked = ctx.pick_date(month, day, m.start(), direction)
@@ -76,11 +83,21 @@ def _yearless_day(m: re.Match[str], ctx: _Context, month: int, day: int, year: s
     return _hit(m, *_days(picked), "day", yearless=True)
 
 
-_LEAD_WD = rf"(?:(?:this|next|last|on)\s+)?(?:{lx.WEEKDAY},?\s+(?:the\s+)?)?"
+_LEAD_WD = rf"(?:(?:this|next|last|on)\s+)?(?:{lx.WEEKDAY}(?:,?\s+|\s*-\s*)(?:the\s+)?)?"
+
+
+_NAMED_WEEKDAY = re.compile(rf"(?:(?:this|next|last|on)\s+)?(?P<wd>{lx.WEEKDAY})(?![a-z])")
+
+
+def _weekday_of(year: int, month: int, day: int) -> int | None:
+    try:
+        return date(year, month, day).weekday()
+    except ValueError:
+        return None
 
 
 @_rule(
-    rf"{_LEAD_WD}(?P<m>{lx.MONTH})(?:\s*|-)(?:the\s+)?(?P<d>{lx.DAY}){_E}(?:(?:,\s*|\s+)(?:in\s+|of\s+)?(?P<y>{_ANY_YEAR}))?",
+    rf"{_LEAD_WD}(?P<m>{lx.MONTH})(?:\s*|-)(?:the\s+)?(?P<d>{lx.DAY}){_E}(?:(?:\s*,\s*|\s+)(?:in\s+|of\s+)?(?P<y>{_ANY_YEAR}))?",
     when=lx.MONTH_WORDS,
 )
 @_rule(
@@ -123,12 +140,17 @@ _FRACTION_AFTER = re.compile(
 
 @_rule(
     rf"{_LEAD_WD}(?P<a>\d{{1,2}})(?:(?P<sep>[/.])(?P<b>\d{{1,2}})(?:(?P=sep)(?P<y>\d{{4}}|\d{{2}}))?"
-    rf"|-(?P<b2>\d{{1,2}})-(?P<y2>\d{{4}}))",
+    rf"|-(?P<b2>\d{{1,2}})(?:-(?P<y2>\d{{4}}|\d{{2}}))?)(?![-\d])",
     digits=True,
 )
 def _numeric_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """03/04, 3/4/2024, 21/04/16, 02-02-2020: month first unless date_order says day first."""
     a, b = int(m["a"]), int(m["b"] or m["b2"])
+    if m["b2"] and not m["y2"]:
+        if not _NAMED_WEEKDAY.match(m.group()):
+            return None  # "won 3-2", "3-5 days": only a weekday makes "7-6" a date ("Friday 7-6")
+        month, day = (b, a) if ctx.date_order == "DMY" or a > 12 else (a, b)
+        return _yearless_day(m, ctx, month, day, None) if 1 <= month <= 12 and 1 <= day <= 31 else None
     if m["y2"]:
         y = int(m["y2"])
         y += 0 if y >= 100 else 2000 if 2000 + y <= ctx.today.year + 10 else 1900
@@ -220,11 +242,15 @@ def _numeric_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
 
 @_rule(
-    rf"(?P<m>{lx.MONTH})(?:,?\s+(?:of\s+|in\s+)?|\s*[-/]\s*)(?P<y>{_ANY_YEAR})|(?P<y2>{lx.YEAR}),?\s+(?P<m2>{lx.MONTH})",
+    rf"(?P<m>{lx.MONTH})(?:\s*,?\s+(?:of\s+|in\s+)?|\s*[-/,]\s*)(?P<y>{_ANY_YEAR})|(?P<y2>{lx.YEAR})\s*,?\s+(?P<m2>{lx.MONTH})"
+    rf"|(?P<m3>{lx.MONTH})\s+(?:of\s+)?(?P<rel>next|last|this)\s+year",
     when=lx.MONTH_WORDS,
 )
 def _month_year(m: re.Match[str], ctx: _Context) -> _Hit | None:
-    """March 2024, Oct 2020, 2016, nov."""
+    """March 2024, Oct 2020, 2016, nov, June next year."""
+    if m["m3"]:
+        year = ctx.today.year + {"this": 0, "next": 1, "last": -1}[m["rel"]]
+        return _hit(m, *_month(year, lx.MONTHS[m["m3"].rstrip(".")]), "month")
     month = lx.MONTHS[(m["m"] or m["m2"]).rstrip(".")]
     return _hit(m, *_month(_year(m["y"] or m["y2"]), month), "month")
 

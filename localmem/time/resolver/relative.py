@@ -94,7 +94,7 @@ _REL = r"(?P<mod>this\s+past|this\s+coming|this|current|last|next|past|coming|up
 
 
 @_rule(
-    rf"(?:{_REL}\s+)?(?P<wd>{lx.WEEKDAY_FULL}|(?:(?<=last\s)|(?<=next\s)|(?<=this\s)|(?<=on\s)|(?<=off\s)"
+    rf"(?:(?:the\s+)?{_REL}\s+)?(?P<wd>{lx.WEEKDAY_FULL}|(?:(?<=last\s)|(?<=next\s)|(?<=this\s)|(?<=on\s)|(?<=off\s)"
     rf"|(?<=by\s)|(?<=until\s)|(?<=till\s))(?:{lx.WEEKDAY})|{lx.WEEKDAY}(?=\s+{lx.PART_OF_DAY}))"
     rf"(?P<after>\s+after\s+next)?(?:\s+(?:in\s+the\s+)?(?P<part>{lx.PART_OF_DAY}))?",
     when=lx.WEEKDAY_WORDS,
@@ -109,8 +109,10 @@ def _weekday(m: re.Match[str], ctx: _Context) -> _Hit | None:
     week = _week_start(ctx.today)
     if mod == "this":
         d = week + timedelta(days=wd)
-    elif mod in ("last", "previous"):
+    elif mod == "previous":
         d = week - timedelta(days=7 - wd)
+    elif mod == "last":  # the latest one before today: "last Friday" said on Sunday is two days ago
+        d = ctx.weekday(wd, m.start(), "past")
     elif mod in ("next", "following"):
         d = week + timedelta(days=7 + wd)
     elif mod in ("this past", "past"):

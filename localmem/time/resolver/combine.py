@@ -344,15 +344,15 @@ def _same_weekday(ctx: _Context, h: _Hit, wd: int) -> None:
     assert h.start is not None
     d = h.start.date()
     options = []
-    for shift in range(-2, 3):
+    for shift in range(-1, 2):
         try:
             moved = d.replace(year=d.year + shift)
         except ValueError:
             continue
-        if moved.weekday() == wd:
+        if moved.weekday() == wd and abs((moved - ctx.today).days) <= 183:
             options.append(moved)
-    if options:
-        h.start, h.end = _days(min(options, key=lambda o: abs((o - ctx.today).days)))
+    if len(options) == 1:  # only a weekday that picks one date within half a year of today
+        h.start, h.end = _days(options[0])
 
 
 def _unit_precision(m: re.Match[str]) -> str:

@@ -67,12 +67,15 @@ def _yearless_day(m: re.Match[str], ctx: _Context, month: int, day: int, year: s
             return None
         return _hit(m, *_days(d), "day")
     named = _NAMED_WEEKDAY.match(m.group())
-    if named:  # "Friday, June 15": the year in which that date is that weekday, nearest today
+    if named:  # "Friday, June 15": the year within half a year of today where it is a Friday
         wd = lx.WEEKDAYS[named["wd"].rstrip(".")]
-        years = [y for y in range(ctx.today.year - 2, ctx.today.year + 3) if _weekday_of(y, month, day) == wd]
-        if years:
-            best = min((date(y, month, day) for y in years), key=lambda d: abs((d - ctx.today).days))
-            return _hit(m, *_days(best), "day", yearless=True)
+        near = [
+            d
+            for y in range(ctx.today.year - 1, ctx.today.year + 2)
+            if _weekday_of(y, month, day) == wd and abs(((d := date(y, month, day)) - ctx.today).days) <= 183
+        ]
+        if len(near) == 1:
+            return _hit(m, *_days(near[0]), "day", yearless=True)
     lead = m.group().split(None, 1)[0]
     direction = {"next": "future", "last": "past"}.get(lead)
     picked = ctx.pick_date(month, day, m.start(), direction)
@@ -140,7 +143,7 @@ _FRACTION_AFTER = re.compile(
 
 @_rule(
     rf"{_LEAD_WD}(?P<a>\d{{1,2}})(?:(?P<sep>[/.])(?P<b>\d{{1,2}})(?:(?P=sep)(?P<y>\d{{4}}|\d{{2}}))?"
-    rf"|-(?P<b2>\d{{1,2}})(?:-(?P<y2>\d{{4}}|\d{{2}}))?)(?![-\d])",
+    rf"|-(?P<b2>\d{{1,2}})(?:-(?P<y2>\d{{4}}|\d{{2}}))?)",
     digits=True,
 )
 def _numeric_date(m: re.Match[str], ctx: _Context) -> _Hit | None:

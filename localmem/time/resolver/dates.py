@@ -41,6 +41,13 @@ _WORD_YEAR = (
 _ANY_YEAR = rf"(?:{lx.YEAR}|{_WORD_YEAR})"
 
 
+#: A day said as a cardinal after its month ("May twenty nine"); only 20-31, as "May one" is rarely a date.
+_CARDINAL_DAY = (
+    lx._alt(k for k, v in lx.NUMBER_WORDS.items() if 20 <= v <= 31)
+    + r"(?!\s+(?:of|more|people|(?!(?:was|is|this|has|as|us|its|his)\b)[a-z]+s)\b)"  # "May twenty people": a count
+)
+
+
 def _year(text: str) -> int:
     text = " ".join(text.replace(" and ", " ").split())
     if text.isdigit():
@@ -100,7 +107,7 @@ def _weekday_of(year: int, month: int, day: int) -> int | None:
 
 
 @_rule(
-    rf"{_LEAD_WD}(?P<m>{lx.MONTH})(?:\s*|-)(?:the\s+)?(?P<d>{lx.DAY}){_E}(?:(?:\s*,\s*|\s+)(?:in\s+|of\s+)?(?P<y>{_ANY_YEAR}))?",
+    rf"{_LEAD_WD}(?P<m>{lx.MONTH})(?:\s*|-)(?:the\s+)?(?P<d>{lx.DAY}|{_CARDINAL_DAY}){_E}(?:(?:\s*,\s*|\s+)(?:in\s+|of\s+)?(?P<y>{_ANY_YEAR}))?",
     when=lx.MONTH_WORDS,
 )
 @_rule(
@@ -110,7 +117,9 @@ def _weekday_of(year: int, month: int, day: int) -> int | None:
 )
 def _named_day(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """Nov 15, March 2nd, May twenty-first, Tuesday March 7; 15 November 2024, the 6th of April."""
-    return _yearless_day(m, ctx, lx.MONTHS[m["m"].rstrip(".")], lx.day_number(m["d"]), m["y"])
+    d = m["d"]
+    day = lx.day_number(d) if d[:1].isdigit() or " ".join(d.split()) in lx.ORDINAL_WORDS else lx.number(d)
+    return _yearless_day(m, ctx, lx.MONTHS[m["m"].rstrip(".")], day or 0, m["y"])
 
 
 @_rule(
@@ -154,6 +163,10 @@ def _numeric_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
             return None  # "won 3-2", "3-5 days": only a weekday makes "7-6" a date ("Friday 7-6")
         month, day = (b, a) if ctx.date_order == "DMY" or a > 12 else (a, b)
         return _yearless_day(m, ctx, month, day, None) if 1 <= month <= 12 and 1 <= day <= 31 else None
+    if m["y2"] and len(m["y2"]) == 2 and not (
+        _NAMED_WEEKDAY.match(m.group()) or _DATE_CUE_BEFORE.search(ctx.text, max(0, m.start() - 12), m.start())
+    ):
+        return None  # "part number 10-11-12": a two-digit year needs "on", "back", "by"...
     if m["y2"]:
         y = int(m["y2"])
         y += 0 if y >= 100 else 2000 if 2000 + y <= ctx.today.year + 10 else 1900

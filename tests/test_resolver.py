@@ -949,3 +949,191 @@ def test_find_times_is_well_formed(words: list[str], tz: str, sent: datetime) ->
             assert m.start < m.end, (text, m)
         for at in (m.start, m.end):
             assert at is None or getattr(at.tzinfo, "key", None) == tz
+
+
+# -- round two: forms a journaling app meets every day -----------------------------------------------------
+# (id, text, sent, zone, phrase, start, end, precision, kind, the text rewritten)
+
+TUE = "2026-12-01T10:00:00+01:00"  # Tuesday 1 December 2026, Berlin
+FORMS = rows(
+    # "since X" names a past start whatever the verb's tense; "until X" in a present clause an end ahead
+    ("since January, present verb", "Since January I do yoga", TUE, BERLIN, "Since January",
+     "2026-01-01", None, "month", "since", "Since 2026-01 I do yoga"),
+    ("since March, present verb", "I live in Berlin since March", TUE, BERLIN, "since March",
+     "2026-03-01", None, "month", "since", "I live in Berlin since 2026-03"),
+    ("since April 1st, Sydney", "I eat fish again since April 1st", "2026-12-01T10:00:00+11:00",
+     "Australia/Sydney", "since April 1st", "2026-04-01", None, "day", "since",
+     "I eat fish again since 2026-04-01"),
+    ("since Christmas, Los Angeles", "My back hurts since Christmas", "2026-12-01T10:00:00-08:00",
+     "America/Los_Angeles", "since Christmas", "2025-12-25", None, "day", "since",
+     "My back hurts since 2025-12-25"),
+    ("until Oct 5, present", "I'm off until Oct 5", TUE, BERLIN, "until Oct 5",
+     None, "2027-10-05", "day", "until", "I'm off until 2027-10-05"),
+    ("until Oct 5, past", "I was off until Oct 5", TUE, BERLIN, "until Oct 5",
+     None, "2026-10-05", "day", "until", "I was off until 2026-10-05"),
+    ("through Oct 5, present", "The offer runs through Oct 5", TUE, BERLIN, "through Oct 5",
+     None, "2027-10-06", "day", "until", "The offer runs through 2027-10-05"),
+    # a bare day of the month, by tense
+    ("on the 15th, past", "I met my teammates on the 15th after my trip", "2023-08-17T14:00:00+00:00", "UTC",
+     "on the 15th", "2023-08-15", "2023-08-16", "day", "point",
+     "I met my teammates on 2023-08-15 after my trip"),
+    ("on the 20th at 5pm, future", "I'll see her on the 20th at 5pm", "2023-08-17T14:00:00+02:00", BERLIN,
+     "on the 20th at 5pm", "2023-08-20T17:00", "2023-08-20T18:00", "hour", "point",
+     "I'll see her at 2023-08-20 17:00"),
+    # weekends counted one by one
+    ("two weekends ago, Monday", "We went camping two weekends ago", "2023-07-17T14:31:00+00:00", "UTC",
+     "two weekends ago", "2023-07-08", "2023-07-10", "weekend", "point",
+     "We went camping on the weekend of 2023-07-08 to 2023-07-09"),
+    ("two weekends ago, Sunday", "We went camping two weekends ago", "2023-07-16T14:31:00+02:00", BERLIN,
+     "two weekends ago", "2023-07-01", "2023-07-03", "weekend", "point",
+     "We went camping on the weekend of 2023-07-01 to 2023-07-02"),
+    ("in two weekends, Monday", "I'm hosting a party in two weekends", "2023-07-17T14:31:00+00:00", "UTC",
+     "in two weekends", "2023-07-29", "2023-07-31", "weekend", "point",
+     "I'm hosting a party on the weekend of 2023-07-29 to 2023-07-30"),
+    # relative to a named day
+    ("the weekend before April 10", "We hiked the weekend before April 10", WED, BERLIN,
+     "the weekend before April 10", "2025-04-05", "2025-04-07", "weekend", "point",
+     "We hiked on the weekend of 2025-04-05 to 2025-04-06"),
+    ("the Sunday before 25 May", "I'll run the Sunday before 25 May", "2026-03-01T10:00:00+01:00", BERLIN,
+     "the Sunday before 25 May", "2026-05-24", "2026-05-25", "day", "point", "I'll run on 2026-05-24"),
+    ("the day after Christmas", "I rested the day after Christmas", WED, BERLIN,
+     "the day after Christmas", "2024-12-26", "2024-12-27", "day", "point", "I rested on 2024-12-26"),
+    ("a week after the race on June 3", "I rested a week after the race on June 3", WED, BERLIN,
+     "a week after the race on June 3", "2025-06-10", "2025-06-11", "day", "point", "I rested on 2025-06-10"),
+    # the present, at the day it was said (the weeks around it for "these days")
+    ("now", "I'm in Berlin now", WED, BERLIN, "now", "2025-06-18", "2025-06-19", "day", "point",
+     "I'm in Berlin now (2025-06-18)"),
+    ("currently, Los Angeles late evening", "Currently I work at Google", "2025-06-18T23:30:00-07:00",
+     "America/Los_Angeles", "Currently", "2025-06-18", "2025-06-19", "day", "point",
+     "Currently (2025-06-18) I work at Google"),
+    ("at the moment, Auckland morning", "At the moment I'm injured", "2025-06-18T20:00:00Z",
+     "Pacific/Auckland",
+     "At the moment", "2025-06-19", "2025-06-20", "day", "point", "At the moment (2025-06-19) I'm injured"),
+    ("from now on", "From now on I eat fish", WED, BERLIN, "From now on", "2025-06-18", None, "day", "since",
+     "Since 2025-06-18 I eat fish"),
+    ("between Jan 22 and now", "I have run 400 km between Jan 22 and now", WED, BERLIN,
+     "between Jan 22 and now", "2025-01-22", "2025-06-18T15:00", "day", "range",
+     "I have run 400 km from 2025-01-22 to 2025-06-18"),
+    # quarters and halves
+    ("Q3, past tense before it began", "Q3 was rough", WED, BERLIN, "Q3", "2024-07-01", "2024-10-01", "month",
+     "point", "Between 2024-07 and 2024-09 was rough"),
+    ("Q1, future tense after it ended", "Q1 will be busy", WED, BERLIN, "Q1", "2026-01-01", "2026-04-01",
+     "month", "point", "Between 2026-01 and 2026-03 will be busy"),
+    ("last quarter", "Sales fell last quarter", WED, BERLIN, "last quarter", "2025-01-01", "2025-04-01",
+     "month", "point", "Sales fell between 2025-01 and 2025-03"),
+    ("in the third quarter", "Sales will grow in the third quarter", WED, BERLIN, "in the third quarter",
+     "2025-07-01", "2025-10-01", "month", "point", "Sales will grow between 2025-07 and 2025-09"),
+    ("the first half of 2024", "I ran 600 km in the first half of 2024", WED, BERLIN,
+     "in the first half of 2024", "2024-01-01", "2024-07-01", "month", "point",
+     "I ran 600 km between 2024-01 and 2024-06"),
+    # a year used as an adjective keeps its words
+    ("a 2010 trip", "I loved our 2010 trip to Rome", WED, BERLIN, "2010", "2010-01-01", "2011-01-01", "year",
+     "point", "I loved our 2010 trip to Rome"),
+    ("the 2019 season", "The 2019 season was great", WED, BERLIN, "2019", "2019-01-01", "2020-01-01", "year",
+     "point", "The 2019 season was great"),
+    # a day and a time of it
+    ("tonight at 8", "Dinner tonight at 8", WED, BERLIN, "tonight at 8", "2025-06-18T20:00",
+     "2025-06-18T21:00", "hour", "point", "Dinner at 2025-06-18 20:00"),
+    ("tonight at 8, Auckland", "Dinner tonight at 8", "2025-06-18T20:00:00Z", "Pacific/Auckland",
+     "tonight at 8", "2025-06-19T20:00", "2025-06-19T21:00", "hour", "point", "Dinner at 2025-06-19 20:00"),
+    ("tomorrow at 6", "I'll call you tomorrow at 6", WED, BERLIN, "tomorrow at 6", "2025-06-19T18:00",
+     "2025-06-19T19:00", "hour", "point", "I'll call you at 2025-06-19 18:00"),
+    ("next Friday morning", "I have physio next Friday morning", WED, BERLIN, "next Friday morning",
+     "2025-06-27T05:00", "2025-06-27T12:00", "part_of_day", "point",
+     "I have physio on the morning of 2025-06-27"),
+    ("next Friday morning at 9:30", "I have physio next Friday morning at 9:30", WED, BERLIN,
+     "next Friday morning at 9:30", "2025-06-27T09:30", "2025-06-27T09:31", "minute", "point",
+     "I have physio at 2025-06-27 09:30"),
+    # holidays and their breaks
+    ("over the holidays, Berlin", "I relaxed over the holidays", "2026-01-10T10:00:00+01:00", BERLIN,
+     "over the holidays", "2025-12-24", "2026-01-02", "week", "point",
+     "I relaxed between 2025-12-24 and 2026-01-01"),
+    ("Christmas break, Sydney", "Christmas break was fun", "2026-01-10T10:00:00+11:00", "Australia/Sydney",
+     "Christmas break", "2025-12-24", "2026-01-02", "week", "point",
+     "Between 2025-12-24 and 2026-01-01 was fun"),
+    ("Easter weekend, Berlin", "We hiked on Easter weekend", WED, BERLIN, "on Easter weekend",
+     "2025-04-18", "2025-04-22", "weekend", "point", "We hiked on the weekend of 2025-04-18 to 2025-04-21"),
+    ("Easter weekend, New York", "We hiked on Easter weekend", "2025-06-18T09:00:00-04:00",
+     "America/New_York",
+     "on Easter weekend", "2025-04-19", "2025-04-21", "weekend", "point",
+     "We hiked on the weekend of 2025-04-19 to 2025-04-20"),
+    ("Thanksgiving, Toronto", "We ate turkey on Thanksgiving", "2025-12-01T09:00:00-05:00", "America/Toronto",
+     "on Thanksgiving", "2025-10-13", "2025-10-14", "day", "point", "We ate turkey on 2025-10-13"),
+    ("Thanksgiving, New York", "We ate turkey on Thanksgiving", "2025-12-01T09:00:00-05:00",
+     "America/New_York",
+     "on Thanksgiving", "2025-11-27", "2025-11-28", "day", "point", "We ate turkey on 2025-11-27"),
+    ("Mother's Day, London", "I called mum on Mother's Day", WED, "Europe/London", "on Mother's Day",
+     "2025-03-30", "2025-03-31", "day", "point", "I called mum on 2025-03-30"),
+    # a future context looks ahead; reported speech takes its own clause's tense
+    ("see you on March 30", "See you on March 30", "2026-04-15T10:00:00+02:00", BERLIN, "on March 30",
+     "2027-03-30", "2027-03-31", "day", "point", "See you on 2027-03-30"),
+    ("she said she'd come on Friday", "She said she'd come on Friday", WED, BERLIN, "on Friday",
+     "2025-06-20", "2025-06-21", "day", "point", "She said she'd come on 2025-06-20"),
+    ("she'd already left on Friday", "She'd already left on Friday", WED, BERLIN, "on Friday",
+     "2025-06-13", "2025-06-14", "day", "point", "She'd already left on 2025-06-13"),
+    # "last Friday" is the latest one gone, as chat means it
+    ("Last Friday, said on Sunday", "Last Friday at dance class I felt it", "2023-07-23T18:46:00+00:00",
+     "UTC",
+     "Last Friday", "2023-07-21", "2023-07-22", "day", "point", "On 2023-07-21 at dance class I felt it"),
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "sent", "tz", "phrase", "start", "end", "precision", "kind", "rewritten"), FORMS
+)
+def test_forms_people_use(text: str, sent: str, tz: str, phrase: str, start: str | None, end: str | None,
+                          precision: str, kind: str, rewritten: str) -> None:
+    """Each form resolves to the sender's local interval, with its span and its rewriting right."""
+    mentions = found(text, sent=sent, tz=tz)
+    assert len(mentions) == 1, mentions
+    m = mentions[0]
+    assert text[m.span[0]:m.span[1]] == m.phrase == phrase
+    assert (interval(m), m.precision, m.kind) == ((start, end), precision, kind)
+    assert rewrite(text, mentions) == rewritten
+
+
+NOT_TIMES_TOO = rows(
+    ("now and then", "I treat myself to a donut now and then."),
+    ("now that", "Now that you ask, I feel fine."),
+    ("happy holidays", "Happy holidays to you all!"),
+    ("a floor", "I live on the 3rd floor."),
+    ("an ordinal time", "It worked on the 2nd try."),
+    ("a measured year", "I'm on a 2000 calorie diet."),
+    ("a model number", "I play the 2048 game a lot."),
+    ("a part number", "The part number is 10-11-12."),
+    ("a game's quarter", "We scored twice in the third quarter of the game."),
+    ("a game's half", "In the second half we played better."),
+    ("a count after May", "May twenty people join us?"),
+    ("an hour that is a distance", "I ran at 5 km pace."),
+)
+
+
+@pytest.mark.parametrize("text", NOT_TIMES_TOO)
+def test_not_times_either(text: str) -> None:
+    """Words near the new forms that are not times: "now and then", "the 3rd floor", "a 2000 calorie diet"."""
+    nothing(text)
+
+
+def test_a_hedged_count_of_years_is_that_year_flagged_vague() -> None:
+    """"around 3 years ago" is the year three back, hedged: the unit already says how rough it is."""
+    m = one("I first watched it around 3 years ago", sent="2022-01-21T19:31:00+00:00", tz="UTC")
+    assert (interval(m), m.precision, m.vague) == (("2019-01-01", "2020-01-01"), "year", True)
+
+
+def test_a_long_message_resolves_every_phrase() -> None:
+    """A 100 KB message of repeated phrases yields each of them, in order, each resolved alike."""
+    unit = "I ran yesterday and on 12 June at 3pm. "
+    text = unit * (100_000 // len(unit))
+    mentions = found(text)
+    assert len(mentions) == 2 * (len(text) // len(unit))
+    assert [m.span[0] for m in mentions[:4]] == [6, 20, len(unit) + 6, len(unit) + 20]
+    assert {interval(m) for m in mentions[::2]} == {("2025-06-17", "2025-06-18")}
+    assert {interval(m) for m in mentions[1::2]} == {("2025-06-12T15:00", "2025-06-12T16:00")}
+
+
+def test_a_sentence_start_is_read_from_a_window_before_the_phrase() -> None:
+    """Rewriting capitalises after a full stop within 40 characters; whitespace beyond that is not a start."""
+    text = "Done." + " " * 30 + "yesterday I ran"
+    assert rewrite(text, found(text)).endswith("On 2025-06-17 I ran")
+    text = "ok" + " " * 60 + "yesterday I ran"
+    assert rewrite(text, found(text)).endswith("on 2025-06-17 I ran")

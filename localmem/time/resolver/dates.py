@@ -44,7 +44,8 @@ _ANY_YEAR = rf"(?:{lx.YEAR}|{_WORD_YEAR})"
 #: A day said as a cardinal after its month ("May twenty nine"); only 20-31, as "May one" is rarely a date.
 _CARDINAL_DAY = (
     lx._alt(k for k, v in lx.NUMBER_WORDS.items() if 20 <= v <= 31)
-    + r"(?!\s+(?:of|more|people|(?!(?:was|is|this|has|as|us|its|his)\b)[a-z]+s)\b)"  # "May twenty people": a count
+    # "May twenty people" is a count
+    + r"(?!\s+(?:of|more|people|(?!(?:was|is|this|has|as|us|its|his)\b)[a-z]+s)\b)"
 )
 
 
@@ -163,9 +164,8 @@ def _numeric_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
             return None  # "won 3-2", "3-5 days": only a weekday makes "7-6" a date ("Friday 7-6")
         month, day = (b, a) if ctx.date_order == "DMY" or a > 12 else (a, b)
         return _yearless_day(m, ctx, month, day, None) if 1 <= month <= 12 and 1 <= day <= 31 else None
-    if m["y2"] and len(m["y2"]) == 2 and not (
-        _NAMED_WEEKDAY.match(m.group()) or _DATE_CUE_BEFORE.search(ctx.text, max(0, m.start() - 12), m.start())
-    ):
+    cue = _DATE_CUE_BEFORE.search(ctx.text, max(0, m.start() - 12), m.start())
+    if m["y2"] and len(m["y2"]) == 2 and not (cue or _NAMED_WEEKDAY.match(m.group())):
         return None  # "part number 10-11-12": a two-digit year needs "on", "back", "by"...
     if m["y2"]:
         y = int(m["y2"])

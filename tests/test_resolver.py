@@ -179,7 +179,7 @@ RELATIVE_UNITS = rows(
     ("last Friday", "I ran last Friday", "2025-06-13", "2025-06-14", "day"),
     ("this Friday", "The race is this Friday", "2025-06-20", "2025-06-21", "day"),
     ("next Friday", "The race is next Friday", "2025-06-27", "2025-06-28", "day"),
-    ("last Monday", "I started last Monday", "2025-06-16", "2025-06-17", "day"),
+    ("last Monday", "I started last Monday", "2025-06-09", "2025-06-10", "day"),
     ("previous Monday", "I started the previous Monday", "2025-06-09", "2025-06-10", "day"),
     ("this past Monday", "I started this past Monday", "2025-06-16", "2025-06-17", "day"),
     ("this past Wednesday", "I saw the physio this past Wednesday", "2025-06-11", "2025-06-12", "day"),
@@ -218,7 +218,7 @@ RELATIVE_UNITS = rows(
 @pytest.mark.parametrize(("text", "start", "end", "precision"), RELATIVE_UNITS)
 def test_last_this_next(request: pytest.FixtureRequest, text: str, start: str, end: str,
                         precision: str) -> None:
-    """Calendar weeks run Monday-Sunday; "last Friday" and "this past Friday" are the latest one gone."""
+    """Calendar weeks run Monday-Sunday; "last Friday" is last week's, "this past" the nearest one."""
     m = one(text)
     assert phrase_of(request).lower() in m.phrase.lower()
     assert (interval(m), m.precision, m.kind) == ((start, end), precision, "point")
@@ -396,7 +396,7 @@ def test_numeric_dates(request: pytest.FixtureRequest, text: str, order: str, st
 SPANS = rows(
     ("since March", "I've been running since March", "2025-03-01", None, "month", "since"),
     ("since 2024-01-15", "I've been vegetarian since 2024-01-15", "2024-01-15", None, "day", "since"),
-    ("since last Tuesday", "My knee has hurt since last Tuesday", "2025-06-17", None, "day", "since"),
+    ("since last Tuesday", "My knee has hurt since last Tuesday", "2025-06-10", None, "day", "since"),
     ("since the previous Tuesday", "My knee has hurt since the previous Tuesday", "2025-06-10", None, "day",
      "since"),
     ("since 2022", "I've lived here since 2022", "2022-01-01", None, "year", "since"),
@@ -1026,6 +1026,22 @@ FORMS = rows(
     ("the first half of 2024", "I ran 600 km in the first half of 2024", WED, BERLIN,
      "in the first half of 2024", "2024-01-01", "2024-07-01", "month", "point",
      "I ran 600 km between 2024-01 and 2024-06"),
+    # units counted inside a year or a month; weekdays inside a named week
+    ("the first 2 weeks of 2021", "Rooms are booked for the first 2 weeks of 2021", WED, BERLIN,
+     "the first 2 weeks of 2021", "2021-01-04", "2021-01-18", "day", "range",
+     "Rooms are booked for 2021-01-04 to 2021-01-17"),
+    ("the last four months of 2024", "Sales grew in the last four months of 2024", WED, BERLIN,
+     "the last four months of 2024", "2024-09-01", "2025-01-01", "month", "range",
+     "Sales grew in 2024-09 to 2024-12"),
+    ("the third month of next year", "We move the third month of next year", WED, BERLIN,
+     "the third month of next year", "2026-03-01", "2026-04-01", "month", "point", "We move in 2026-03"),
+    ("the last day of the month", "Rent is due on the last day of the month", WED, BERLIN,
+     "on the last day of the month", "2025-06-30", "2025-07-01", "day", "point", "Rent is due on 2025-06-30"),
+    ("next week between Wednesday and Friday", "Let's meet next week between Wednesday and Friday", WED,
+     BERLIN, "next week between Wednesday and Friday", "2025-06-25", "2025-06-28", "day", "range",
+     "Let's meet from 2025-06-25 to 2025-06-27"),
+    ("last week - Monday", "What happened last week - Monday?", WED, BERLIN, "last week - Monday",
+     "2025-06-09", "2025-06-10", "day", "point", "What happened on 2025-06-09?"),
     # a year used as an adjective keeps its words
     ("a 2010 trip", "I loved our 2010 trip to Rome", WED, BERLIN, "2010", "2010-01-01", "2011-01-01", "year",
      "point", "I loved our 2010 trip to Rome"),
@@ -1071,10 +1087,13 @@ FORMS = rows(
      "2025-06-20", "2025-06-21", "day", "point", "She said she'd come on 2025-06-20"),
     ("she'd already left on Friday", "She'd already left on Friday", WED, BERLIN, "on Friday",
      "2025-06-13", "2025-06-14", "day", "point", "She'd already left on 2025-06-13"),
-    # "last Friday" is the latest one gone, as chat means it
+    # "last Friday" is last week's, also on a Sunday; "this past Friday" the latest one gone
     ("Last Friday, said on Sunday", "Last Friday at dance class I felt it", "2023-07-23T18:46:00+00:00",
-     "UTC",
-     "Last Friday", "2023-07-21", "2023-07-22", "day", "point", "On 2023-07-21 at dance class I felt it"),
+     "UTC", "Last Friday", "2023-07-14", "2023-07-15", "day", "point",
+     "On 2023-07-14 at dance class I felt it"),
+    ("this past Friday, said on Sunday", "This past Friday at dance class I felt it",
+     "2023-07-23T18:46:00+00:00", "UTC", "This past Friday", "2023-07-21", "2023-07-22", "day", "point",
+     "On 2023-07-21 at dance class I felt it"),
 )
 
 

@@ -196,8 +196,10 @@ def rewrite(text: str, mentions: list[TimeMention]) -> str:
         lo, hi = mention.span
         out.append(text[pos:lo])
         rendered = mention.render()
-        if _PREPOSITION_BEFORE.search(text, max(0, lo - 12), lo):
+        if before := _PREPOSITION_BEFORE.search(text, max(0, lo - 12), lo):
             rendered = re.sub(r"^(?:on|in|at) ", "", rendered)  # "moved it to next Friday"
+            if before.group().split()[0].lower() in ("for", "from", "during", "through", "in"):
+                rendered = re.sub(r"^from (.*) to ", r"\1 to ", rendered)  # "booked for 2021-01-04 to ..."
         said_before = text[max(0, lo - 40) : lo].rstrip()  # a window: rewriting stays linear
         if (said_before[-1:] in (".", "!", "?")) if said_before else lo <= 40:
             rendered = rendered[:1].upper() + rendered[1:]

@@ -147,6 +147,7 @@ def _combine(ctx: _Context, hits: list[_Hit]) -> list[_Hit]:
                 continue
         out.append(a)
         i += 1
+    out = _weekdays_in_week(text, out)
     kept: list[_Hit] = []
     for h in out:
         before = (h.lo, h.hi, h.start, h.end, h.precision, h.kind, h.vague)
@@ -168,13 +169,50 @@ def _combine(ctx: _Context, hits: list[_Hit]) -> list[_Hit]:
     return kept
 
 
+_WEEK_THEN_WEEKDAY = re.compile(r"\s*(?:[:–-]\s*)?(?:on\s+)?")
+
+
+def _calendar_week(h: _Hit) -> bool:
+    return (
+        h.kind == "point"
+        and h.precision == "week"
+        and h.start is not None
+        and h.end is not None
+        and h.start.weekday() == 0
+        and (h.end - h.start).days == 7
+    )
+
+
+def _weekdays_in_week(text: str, hits: list[_Hit]) -> list[_Hit]:
+    """A week then weekdays in it: "next week between Wednesday and Friday", "last week - Monday"."""
+    out: list[_Hit] = []
+    for h in hits:
+        w = out[-1] if out else None
+        if (
+            w is not None
+            and (h.weekday or h.weekdays)
+            and h.start is not None
+            and h.end is not None
+            and _calendar_week(w)
+            and _WEEK_THEN_WEEKDAY.fullmatch(text, w.hi, h.lo)
+        ):
+            assert w.start is not None
+            shift = w.start.date() - _week_start(h.start.date())
+            h.start, h.end, h.lo = h.start + shift, h.end + shift, w.lo
+            h.weekday = h.weekdays = False
+            out[-1] = h
+            continue
+        out.append(h)
+    return out
+
+
 def _range(ctx: _Context, a: _Hit, b: _Hit) -> bool:
     """Make ``a`` the range from ``a`` through ``b``; False when they do not form one."""
     if a.start is None or b.end is None or b.start is None or a.kind != "point" or b.kind != "point":
         return False
     clock = ("instant", "minute", "hour")
-    if a.present and b.present:
-        return False
+    if (a.present and b.present) or (_calendar_week(a) and b.weekday):
+        return False  # "previous week - Monday" is that week's Monday
     if not (a.present or b.present) and (a.precision in clock) != (b.precision in clock):
         return False  # "3pm - this week" is not a range
     if a.present:  # "between now and November 15th": from the moment it was said
@@ -203,6 +241,7 @@ def _range(ctx: _Context, a: _Hit, b: _Hit) -> bool:
         return False
     a.precision = a.precision if b.present else min(a.precision, b.precision, key=_RANK.__getitem__)
     a.present = False
+    a.weekdays = a.weekday and b.weekday
     a.hi, a.end, a.kind, a.standalone = b.hi, end, "range", True
     a.vague = a.vague or b.vague
     return True

@@ -756,3 +756,65 @@ def _adjectival_year(m: re.Match[str], ctx: _Context) -> _Hit | None:
     hit = _hit(m, _midnight(date(year, 1, 1)), _midnight(date(year + 1, 1, 1)), "year")
     hit.lo = m.start("y")
     return hit
+
+
+_ORDINAL_N = {"first": 1, "last": -1, "final": -1}
+
+
+@_rule(
+    rf"(?:the\s+)?(?P<pos>first|last|final|(?P<ord>{lx.ORDINAL_WORD}|\d{{1,2}}(?:st|nd|rd|th)))\s+"
+    rf"(?:(?P<n>{lx.QUANTITY})\s+)?(?P<unit>days?|weeks?|months?)\s+(?:(?:of|in)\s+)?(?:the\s+)?"
+    rf"(?:(?P<rel>this|next|last|previous|(?<=the\s)(?=year|month))\s*(?P<pu>year|month)|(?P<y>{lx.YEAR})"
+    rf"|(?P<m>{lx.MONTH})(?:,?\s+(?P<my>{lx.YEAR}))?)",
+    when=("day", "days", "week", "weeks", "month", "months"),
+)
+def _units_of_period(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """the third month of 2021, the first 2 weeks of 2021, the last four months of 2021, first ten days
+    of last year, the third week next year: units counted inside a year or month (weeks are the
+    Monday-Sunday ones whose Thursday falls inside, as ISO counts them)."""
+    unit = m["unit"].rstrip("s")
+    plural = m["unit"].endswith("s")
+    if m["pu"]:
+        step = {"this": 0, "next": 1, "last": -1, "previous": -1}.get(m["rel"], 0)
+        whole = _calendar_unit(m, ctx.today, m["pu"], step)
+        assert whole.start is not None and whole.end is not None
+        first, end = whole.start.date(), whole.end.date()
+    elif m["y"]:
+        first, end = date(int(m["y"]), 1, 1), date(int(m["y"]) + 1, 1, 1)
+    else:
+        month = lx.MONTHS[m["m"].rstrip(".")]
+        year = int(m["my"]) if m["my"] else ctx.pick_month(month, m.start())
+        first = date(year, month, 1)
+        end = _add_months(first, 1)
+    if m["ord"]:
+        if plural or m["n"]:
+            return None
+        k = lx.day_number(m["ord"])
+        if unit == "month":
+            if (end.year - first.year) * 12 + end.month - first.month < k:
+                return None
+            start = _add_months(first, k - 1)
+            return _hit(m, *_month(start.year, start.month), "month")
+        if unit == "week":
+            if m["m"] or (m["y"] and "of" not in m.group()):
+                return None  # "the third week of May" is _nth_in's
+            return _hit(m, *_days(_nth_week(first, end, k), 7), "week")
+        d = first + timedelta(days=k - 1)
+        return _hit(m, *_days(d), "day") if d < end else None
+    n = lx.number(" ".join(m["n"].split())) if m["n"] else 1
+    if n is None or n < 1 or (not m["n"] and unit == "week"):
+        return None  # vague counts; "the first week of May" is _nth_in's
+    sign = _ORDINAL_N[m["pos"]]
+    kind = "range" if m["n"] else "point"  # "the last day of the month" is one day
+    if unit == "day":
+        lo, hi = (first, first + timedelta(days=n)) if sign > 0 else (end - timedelta(days=n), end)
+        return _hit(m, *_days(lo, (hi - lo).days), "day", kind=kind) if lo >= first and hi <= end else None
+    if unit == "week":
+        last = _nth_week(first, end, -1) - timedelta(days=7 * (n - 1))
+        monday = _nth_week(first, end, 1) if sign > 0 else last
+        return _hit(m, *_days(monday, 7 * n), "day", kind="range")
+    months = (end.year - first.year) * 12 + end.month - first.month
+    if n >= months:
+        return None
+    lo = first if sign > 0 else _add_months(first, months - n)
+    return _hit(m, *_month(lo.year, lo.month, n), "month", kind=kind)

@@ -109,10 +109,8 @@ def _weekday(m: re.Match[str], ctx: _Context) -> _Hit | None:
     week = _week_start(ctx.today)
     if mod == "this":
         d = week + timedelta(days=wd)
-    elif mod == "previous":
+    elif mod in ("last", "previous"):
         d = week - timedelta(days=7 - wd)
-    elif mod == "last":  # the latest one before today: "last Friday" said on Sunday is two days ago
-        d = ctx.weekday(wd, m.start(), "past")
     elif mod in ("next", "following"):
         d = week + timedelta(days=7 + wd)
     elif mod in ("this past", "past"):

@@ -218,10 +218,13 @@ def _range(ctx: _Context, a: _Hit, b: _Hit) -> bool:
     if a.present:  # "between now and November 15th": from the moment it was said
         a.start, a.precision = ctx.now, b.precision
     if a.yearless and b.yearless and a.precision == b.precision and a.precision in ("day", "month"):
-        for shift in (-1, 0):  # a range of months that contains today is the one meant
+        # Each end's year was picked alone; put the second in the year that follows the first...
+        lag = a.start.year - b.start.year
+        b.start, b.end = _years_later(b.start, lag), _years_later(b.end, lag)
+        if b.end <= a.start:
+            b.start, b.end = _years_later(b.start, 1), _years_later(b.end, 1)
+        for shift in (-1, 0, 1):  # ... and a range that contains today is the one meant
             s, e = _years_later(a.start, shift), _years_later(b.end, shift)
-            if e <= s:
-                e = _years_later(e, 1)
             if s <= ctx.now < e:
                 a.start, b.start, b.end = s, _years_later(b.start, shift), e
                 break

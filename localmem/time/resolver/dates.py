@@ -108,7 +108,7 @@ def _weekday_of(year: int, month: int, day: int) -> int | None:
 
 
 @_rule(
-    rf"{_LEAD_WD}(?P<m>{lx.MONTH})(?:\s*|-)(?:the\s+)?(?P<d>{lx.DAY}|{_CARDINAL_DAY}){_E}(?:(?:\s*,\s*|\s+)(?:in\s+|of\s+)?(?P<y>{_ANY_YEAR}))?",
+    rf"{_LEAD_WD}(?P<m>{lx.MONTH})(?:\s*|-)(?:the\s+)?(?P<d>{lx.DAY}|{_CARDINAL_DAY}){_E}(?:(?:\s*,\s*|\s+|-)(?:in\s+|of\s+)?(?P<y>{_ANY_YEAR}))?",
     when=lx.MONTH_WORDS,
 )
 @_rule(
@@ -392,7 +392,8 @@ _NOT_A_YEAR_BEFORE = re.compile(
 
 @_rule(
     rf"(?P<pre>in|since|during|of|by|until|till|from|before|after|around|circa|throughout|back\s+in|"
-    rf"the\s+year|year|early|mid|late|between|and|or|to)\s+(?P<y>{_ANY_YEAR})|(?P<y2>(?:19|20)\d\d)(?=\s*[.!?,;)]|\s*$)",
+    rf"the\s+year|year|early|mid|late|(?:the\s+)?(?:beginning|start|middle|end)\s+of|between|and|or|to)\s+"
+    rf"(?P<y>{_ANY_YEAR})|(?P<y2>(?:19|20)\d\d)(?=\s*[.!?,;)]|\s*$)",
     when=lx.NUMBER_TOKENS,
     digits=True,
 )
@@ -407,7 +408,7 @@ def _year_alone(m: re.Match[str], ctx: _Context) -> _Hit | None:
     if m["y2"] and _NOT_A_YEAR_BEFORE.search(ctx.text, max(0, m.start() - 12), m.start()):
         return None  # "my bib number was 1987"
     start = m.start("y") if m["y"] else m.start("y2")
-    if m["pre"] in ("early", "mid", "late"):
+    if m["pre"] in ("early", "mid", "late") or (m["pre"] or "").endswith(" of"):
         s, e = _midnight(date(year, 1, 1)), _midnight(date(year + 1, 1, 1))
         return _part(m, s, e, m["pre"], "season")
     hit = _hit(m, _midnight(date(year, 1, 1)), _midnight(date(year + 1, 1, 1)), "year")
@@ -538,8 +539,9 @@ _HOLIDAY_MOD = r"(?:(?P<mod>this|next|last|the\s+following|following)\s+)?"
 
 
 @_rule(
+    rf"(?P<weof>(?:the\s+)?(?:long\s+)?weekend\s+of\s+)?(?:the\s+)?"
     rf"{_HOLIDAY_MOD}(?P<h>{lx.HOLIDAY})(?:\s+(?P<y>{lx.YEAR}))?"
-    r"(?:\s+(?P<we>weekend)|\s+(?P<per>break|holidays?|vacation|hols))?",
+    rf"(?:\s+(?P<we>weekend)(?:\s+(?P<y2>{lx.YEAR}))?|\s+(?P<per>break|holidays?|vacation|hols))?",
     when=lx.HOLIDAY_WORDS,
     digits=True,
 )
@@ -548,16 +550,17 @@ def _holiday(m: re.Match[str], ctx: _Context) -> _Hit | None:
     if _COMPOUND_NOUN.match(ctx.text, m.end()):
         return None  # "an Easter egg", "the Christmas tree"
     name = m["h"]
-    if m["per"]:
+    if m["per"] and not m["weof"]:
         key = "christmas" if name == "xmas" else name.split()[0]
         period = lx.HOLIDAY_PERIODS.get(key)
         if period is None:
             return None
         return _holiday_period(m, ctx, period)
     fn = lx.holiday(name, ctx.tz.key)
-    d = fn(int(m["y"])) if m["y"] else _occurrence(m, ctx, fn)
-    free = not (m["y"] or m["mod"])
-    if m["we"]:
+    year = m["y"] or m["y2"]
+    d = fn(int(year)) if year else _occurrence(m, ctx, fn)
+    free = not (year or m["mod"])
+    if m["we"] or m["weof"]:
         sat = _week_start(d) + timedelta(days=5)
         if d.weekday() == 0:  # a Monday holiday: the long weekend before it
             return _hit(m, *_days(d - timedelta(days=2), 3), "weekend", yearless=free)
@@ -699,6 +702,16 @@ def _days_then_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
 )
 def _month_then_days(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """June 3-5, Sept 3 to 12 2024, November between 19 and 20."""
+    return _day_range(m, ctx, m["d1"], m["d2"])
+
+
+@_rule(
+    rf"(?P<pre>from|between)\s+(?:the\s+)?(?P<d1>{lx.DAY}){_TO}(?P<m>{lx.MONTH})\s+(?:the\s+)?(?P<d2>{lx.DAY})"
+    rf"(?:,?\s+(?P<y>{_ANY_YEAR}))?",
+    when=lx.MONTH_WORDS,
+)
+def _day_to_month_day(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """from 4 to January 22, 1995; from 02 to April 07: the first day shares the month named last."""
     return _day_range(m, ctx, m["d1"], m["d2"])
 
 

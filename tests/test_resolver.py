@@ -1060,6 +1060,26 @@ FORMS = rows(
     ("the weekend of Halloween", "I want to fly out the weekend of Halloween", "2021-11-09T12:00:00+01:00",
      BERLIN, "the weekend of Halloween", "2022-10-29", "2022-11-01", "weekend", "point",
      "I want to fly out on the weekend of 2022-10-29 to 2022-10-31"),  # on a Monday: the long weekend
+    # a weekday with a count: that weekday in the week the count lands in; weekdays counted one by one
+    ("Monday two weeks from now", "I'll go back Monday two weeks from now", WED, BERLIN,
+     "Monday two weeks from now", "2025-06-30", "2025-07-01", "day", "point", "I'll go back on 2025-06-30"),
+    ("3 weeks after Christmas on Friday", "I'll go back 3 weeks after Christmas on Friday",
+     "2021-01-02T10:00:00+01:00", BERLIN, "3 weeks after Christmas on Friday", "2022-01-14", "2022-01-15",
+     "day", "point", "I'll go back on 2022-01-14"),
+    ("two Sundays from now", "Are you free two Sundays from now?", WED, BERLIN, "two Sundays from now",
+     "2025-06-29", "2025-06-30", "day", "point", "Are you free on 2025-06-29?"),
+    ("three Fridays ago", "Three Fridays ago I fell", WED, BERLIN, "Three Fridays ago", "2025-05-30",
+     "2025-05-31", "day", "point", "On 2025-05-30 I fell"),
+    # decades in words; the unit under way
+    ("the noughties", "I grew up in the noughties", WED, BERLIN, "in the noughties", "2000-01-01",
+     "2010-01-01", "decade", "point", "I grew up in the 2000s"),
+    ("the nineteen seventies", "My dad ran in the nineteen seventies", WED, BERLIN,
+     "in the nineteen seventies", "1970-01-01", "1980-01-01", "decade", "point", "My dad ran in the 1970s"),
+    ("done for the day", "I'm done for the day.", WED, BERLIN, "for the day", "2025-06-18", "2025-06-19",
+     "day", "point", "I'm done on 2025-06-18."),
+    ("on fifteen August nineteen ninety three", "The plant opened on fifteen August nineteen ninety three",
+     WED, BERLIN, "on fifteen August nineteen ninety three", "1993-08-15", "1993-08-16", "day", "point",
+     "The plant opened on 1993-08-15"),
     # a year used as an adjective keeps its words
     ("a 2010 trip", "I loved our 2010 trip to Rome", WED, BERLIN, "2010", "2010-01-01", "2011-01-01", "year",
      "point", "I loved our 2010 trip to Rome"),
@@ -1142,6 +1162,8 @@ NOT_TIMES_TOO = rows(
     ("a game's half", "In the second half we played better."),
     ("a count after May", "May twenty people join us?"),
     ("an hour that is a distance", "I ran at 5 km pace."),
+    ("a cardinal before a month, no year", "It was one May day."),
+    ("for the day we met", "I saved it for the day we met"),
 )
 
 

@@ -125,6 +125,7 @@ def _combine(ctx: _Context, hits: list[_Hit]) -> list[_Hit]:
             b is not None
             and a.weekday
             and not b.weekday
+            and not b.counted
             and b.precision == "day"
             and _DATE_AFTER_WEEKDAY.fullmatch(text, a.hi, b.lo)
         ):
@@ -165,8 +166,28 @@ def _combine(ctx: _Context, hits: list[_Hit]) -> list[_Hit]:
                 h.lo = kept[-1].hi
                 while h.lo < h.hi and ctx.text[h.lo] in " ,":
                     h.lo += 1
+        if kept and _weekday_of_offset(ctx, kept[-1], h):
+            kept.pop()
         kept.append(h)
     return kept
+
+
+_OFFSET_WEEKDAY_GAP = re.compile(r"\s*,?\s*")
+
+
+def _weekday_of_offset(ctx: _Context, a: _Hit, b: _Hit) -> bool:
+    """ "Monday two weeks from now", "3 weeks after Christmas on Friday": that weekday in the week the
+    count lands in. Folds ``a`` into ``b`` (True) when one is a weekday and the other a count."""
+    count, day = (b, a) if a.weekday else (a, b)
+    if not (day.weekday and count.counted) or not _OFFSET_WEEKDAY_GAP.fullmatch(ctx.text, a.hi, b.lo):
+        return False
+    if count.start is None or day.start is None or count.precision not in ("day", "week"):
+        return False
+    if "," in ctx.text[a.hi : b.lo] and count.start < ctx.now:
+        return False  # "I ran on Monday, two weeks ago I swam": two phrases
+    b.start, b.end = _days(_week_start(count.start.date()) + timedelta(days=day.start.weekday()))
+    b.precision, b.kind, b.lo, b.weekday, b.counted = "day", "point", a.lo, False, False
+    return True
 
 
 _WEEK_THEN_WEEKDAY = re.compile(r"\s*(?:[:–-]\s*)?(?:on\s+)?")
@@ -342,7 +363,7 @@ def _refine(ctx: _Context, h: _Hit) -> None:
             moved = _counted(m, ctx, h.start, sign, m.group())
             if moved is not None:
                 h.start, h.end, h.precision, h.vague = moved.start, moved.end, moved.precision, moved.vague
-                h.lo = m.start()
+                h.lo, h.counted = m.start(), True
                 return
         m = _UNIT_AROUND.search(text, window, h.lo) if near("before", "after", "following", "prior") else None
         if m:

@@ -28,6 +28,7 @@ class _Hit:
     weekday: bool = False  # a weekday alone, which a date right after it overrides
     moves: str = ""  # "month" for a bare day of the month: which month was chosen by tense
     present: bool = False  # "now": the send time, and the end of a range that reaches it
+    counted: bool = False  # an amount from a time ("two weeks from now"), which a weekday next to it narrows
     weekdays: bool = False  # a range of weekdays ("Tuesday to Thursday"), which a week before it places
 
 

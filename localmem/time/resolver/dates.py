@@ -41,6 +41,10 @@ _WORD_YEAR = (
 _ANY_YEAR = rf"(?:{lx.YEAR}|{_WORD_YEAR})"
 
 
+#: A day said as a cardinal before its month, after "on" ("on fifteen August").
+_CARDINAL_BEFORE = lx._alt(k for k, v in lx.NUMBER_WORDS.items() if 1 <= v <= 31)
+
+
 #: A day said as a cardinal after its month ("May twenty nine"); only 20-31, as "May one" is rarely a date.
 _CARDINAL_DAY = (
     lx._alt(k for k, v in lx.NUMBER_WORDS.items() if 20 <= v <= 31)
@@ -112,14 +116,17 @@ def _weekday_of(year: int, month: int, day: int) -> int | None:
     when=lx.MONTH_WORDS,
 )
 @_rule(
-    rf"{_LEAD_WD}(?:the\s+)?(?P<d>{lx.DAY})(?:\s+of)?[\s-]+(?P<m>{lx.MONTH})"
+    rf"{_LEAD_WD}(?:the\s+)?(?P<d>{lx.DAY}|(?<=on\s){_CARDINAL_BEFORE})(?:\s+of)?[\s-]+(?P<m>{lx.MONTH})"
     rf"(?:(?:,\s*|\s+|-)(?:in\s+|of\s+)?(?P<y>{_ANY_YEAR}))?",
     when=lx.MONTH_WORDS,
 )
 def _named_day(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """Nov 15, March 2nd, May twenty-first, Tuesday March 7; 15 November 2024, the 6th of April."""
     d = m["d"]
-    day = lx.day_number(d) if d[:1].isdigit() or " ".join(d.split()) in lx.ORDINAL_WORDS else lx.number(d)
+    cardinal = not (d[:1].isdigit() or " ".join(d.split()) in lx.ORDINAL_WORDS)
+    if cardinal and not m["y"] and m.start("d") < m.start("m"):
+        return None  # "on one May day": a cardinal before the month only with a year after it
+    day = lx.number(d) if cardinal else lx.day_number(d)
     return _yearless_day(m, ctx, lx.MONTHS[m["m"].rstrip(".")], day or 0, m["y"])
 
 
@@ -435,14 +442,19 @@ def _year_alone(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
 
 @_rule(
-    r"(?:the\s+)?(?:(?P<c>1[5-9]|20)(?P<d>\d)0\s?'?s|'(?P<d2>\d)0s|(?<=the\s|.in\s)(?P<d3>\d)0\s?'?s"
-    r"|(?<=the\s|.in\s)(?P<w>" + lx._alt(lx.DECADE_WORDS) + r"))",
-    when=lx.DECADE_WORDS,
+    r"(?:the\s+)?(?:(?P<c>1[5-9]|20)(?P<d>\d)0\s?'?s|'(?P<d2>\d)0s|(?:(?<=the\s)|(?<=\bin\s))(?P<d3>\d)0\s?'?s"
+    r"|(?:(?<=the\s)|(?<=\bin\s))(?:(?P<cw>nineteen|eighteen)[\s-]+)?(?P<w>" + lx._alt(lx.DECADE_WORDS) + r")"
+    r"|(?<=the\s)(?P<w2k>two\s+thousands|noughties|aughts|(?:twenty|two\s+thousand\s+and)[\s-]+(?P<wt>tens|twenties)))",
+    when=(*lx.DECADE_WORDS, "noughties", "aughts", "thousands", "tens"),
     digits=True,
 )
 def _decade(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """the 90s, the 1990s, the '80s, the seventies."""
-    if m["c"]:
+    if m["w2k"]:
+        start = 2000 + {None: 0, "tens": 10, "twenties": 20}[m["wt"]]
+    elif m["cw"]:
+        start = {"nineteen": 1900, "eighteen": 1800}[m["cw"]] + lx.DECADE_WORDS[m["w"]]
+    elif m["c"]:
         start = int(m["c"]) * 100 + int(m["d"]) * 10
     else:
         tens = int(m["d2"] or m["d3"]) * 10 if (m["d2"] or m["d3"]) else lx.DECADE_WORDS[m["w"]]

@@ -305,12 +305,14 @@ def _counted(
     for unit_, count, _ in parts:
         at = _moved(at, unit_, sign * (count or 1), precision)
     if calendar and finest in _CALENDAR_UNIT:
-        return _calendar_unit(m, at.date(), _CALENDAR_UNIT[finest], 0)
+        hit = _calendar_unit(m, at.date(), _CALENDAR_UNIT[finest], 0)
+        hit.counted = True
+        return hit
     # Otherwise an exact count lands on one day: "in 3 weeks" is that day, as arithmetic says.
     if precision in ("instant", "minute", "hour"):
         step = {"instant": timedelta(seconds=1), "minute": timedelta(minutes=1), "hour": timedelta(hours=1)}
         return _hit(m, at, at + step[precision], precision)
-    return _hit(m, *_days(at.date()), "day")
+    return _hit(m, *_days(at.date()), "day", counted=True)
 
 
 #: The calendar period a count back from now lands in, by its finest unit.
@@ -638,3 +640,32 @@ def _weekends_away(m: re.Match[str], ctx: _Context) -> _Hit | None:
     assert near.start is not None and far.start is not None and near.end is not None and far.end is not None
     start, end = (far.start, near.end) if sign < 0 else (near.start, far.end)
     return _hit(m, start, end, "week", vague=True)
+
+
+@_rule(
+    rf"(?P<q>{lx.QUANTITY})\s+(?P<wd>{lx.WEEKDAY_FULL})s?\s+"
+    r"(?P<dir>ago|back|earlier|later|from\s+now|from\s+today|hence)",
+    when=tuple(w + "s" for w in lx.WEEKDAY_WORDS) + tuple(lx.WEEKDAY_WORDS),
+)
+def _weekdays_away(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """two Sundays from now, three Fridays ago: that weekday counted one by one from today."""
+    n = lx.number(" ".join(m["q"].split()))
+    if not n:
+        return None  # "a few Fridays ago": no one day
+    wd = lx.WEEKDAYS[m["wd"]]
+    if m["dir"] in ("ago", "back", "earlier"):
+        d = ctx.weekday(wd, m.start(), "past") - timedelta(days=7 * (n - 1))
+    else:
+        d = ctx.weekday(wd, m.start(), "future") + timedelta(days=7 * (n - 1))
+    return _hit(m, *_days(d), "day")
+
+
+@_rule(
+    r"for\s+the\s+(?P<unit>day|week|month|year)(?=\s*(?:[.,!?;)]|$|\s+(?:and|but|so|too|though|anyway)\b))",
+    when=("day", "week", "month", "year"),
+)
+def _for_the_unit(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """I'm done for the day, away for the month: the one under way (not "for the day we met")."""
+    if m["unit"] == "day":
+        return _hit(m, *_days(ctx.today), "day")
+    return _calendar_unit(m, ctx.today, m["unit"], 0)

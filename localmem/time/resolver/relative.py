@@ -109,6 +109,9 @@ def _weekday(m: re.Match[str], ctx: _Context) -> _Hit | None:
     week = _week_start(ctx.today)
     if mod == "this":
         d = week + timedelta(days=wd)
+    elif mod == "last" and ctx.today.weekday() >= 5:
+        # Said on a weekend, the week's days are over: "last Friday" is the one just gone.
+        d = ctx.weekday(wd, m.start(), "past")
     elif mod in ("last", "previous"):
         d = week - timedelta(days=7 - wd)
     elif mod in ("next", "following"):
@@ -343,6 +346,8 @@ def _ceil(at: datetime, precision: str) -> datetime:
 
 
 @_rule(
+    # not the tail of "the last 3 months and 2 days ago": that count belongs to "the last"
+    r"(?<!last\s)(?<!past\s)(?<!next\s)(?<!previous\s)"
     rf"{_DURATION}\s+(?P<dir>ago|back|earlier|before\s+now|later(?!\s+(?:this|today|in\s+the|that))|from\s+now"
     r"|from\s+today|hence)",
     when=("ago", "back", "earlier", "before", "later", "from", "hence"),

@@ -125,7 +125,7 @@ from zoneinfo import ZoneInfo
 
 from ...errors import InvalidInputError, NaiveDatetimeError
 from ..clock import UTC_ZONE, zone
-from . import dates, relative  # noqa: F401  (registers their rules)
+from . import dates, holidays, relative  # noqa: F401  (registers their rules)
 from .combine import _combine, _scan, candidate_rules
 from .context import _Context
 from .render import _render

@@ -1009,6 +1009,12 @@ FORMS = rows(
     ("at the moment, Auckland morning", "At the moment I'm injured", "2025-06-18T20:00:00Z",
      "Pacific/Auckland",
      "At the moment", "2025-06-19", "2025-06-20", "day", "point", "At the moment (2025-06-19) I'm injured"),
+    ("currently, after a preposition", "What are you working on currently?", WED, BERLIN, "currently",
+     "2025-06-18", "2025-06-19", "day", "point", "What are you working on currently (2025-06-18)?"),
+    ("up to now", "What are you up to now?", WED, BERLIN, "now", "2025-06-18", "2025-06-19", "day", "point",
+     "What are you up to now (2025-06-18)?"),
+    ("until now", "I've been fine until now", WED, BERLIN, "until now", None, "2025-06-18T15:00", "day",
+     "until", "I've been fine until 2025-06-18 15:00"),
     ("from now on", "From now on I eat fish", WED, BERLIN, "From now on", "2025-06-18", None, "day", "since",
      "Since 2025-06-18 I eat fish"),
     ("between Jan 22 and now", "I have run 400 km between Jan 22 and now", WED, BERLIN,
@@ -1172,6 +1178,7 @@ NOT_TIMES_TOO = rows(
     ("an hour that is a distance", "I ran at 5 km pace."),
     ("a cardinal before a month, no year", "It was one May day."),
     ("for the day we met", "I saved it for the day we met"),
+    ("a holiday as an adjective", "Do you have any favorite Thanksgiving traditions?"),
 )
 
 

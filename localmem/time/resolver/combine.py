@@ -376,7 +376,7 @@ def _refine(ctx: _Context, h: _Hit) -> None:
             if near("til", "up to", "through", "thru", "by", "before")
             else None
         )
-        if m and h.standalone:
+        if m and h.standalone and not h.present:  # "what are you up to now?"
             if ctx.tense(h.lo) != "past":  # "I'm off until Oct 5" in December: next October
                 while h.start < _midnight(ctx.today) and _move(h, 1):
                     pass
@@ -398,7 +398,7 @@ def _refine(ctx: _Context, h: _Hit) -> None:
             h.end, h.kind, h.lo = None, "since", m.start()
             return
     m = _PREP_LEAD.search(text, window, h.lo)
-    if m and h.kind == "point":
+    if m and h.kind == "point" and not h.present:  # "working on currently", "it's over now"
         h.lo = m.start()
 
 

@@ -86,7 +86,7 @@ def _part_of_day(m: re.Match[str], d: date, part: str) -> _Hit:
 _COMPOUND_NOUN = re.compile(
     r"\s+(?:eggs?|bunny|tree|cards?|gifts?|presents?|lists?|lights|sweaters?|jumpers?|costumes?|candy|market|movies?"
     r"|songs?|carols?|spirit|decorations?|bags?|warriors?|editions?|rates?|pass|special|jobs?|shifts?|getaways?"
-    r"|ornaments?|dinner\s+menu)\b"
+    r"|ornaments?|dinner\s+menu|traditions?|magic|music|food|shopping|cookies?|vibes?|wishes|mood|classics?|films?)\b"
 )
 
 
@@ -587,7 +587,7 @@ def _to_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
 
 @_rule(
-    r"(?P<since>from\s+now\s+on)|(?P<until>(?:up\s+to|up\s+until|until|till|til)\s+now)|(?P<w>(?:right\s+|just\s+)?now|at\s+the\s+moment|at\s+present|currently|presently|as\s+we\s+speak"
+    r"(?P<since>from\s+now\s+on)|(?P<until>(?:up\s+until|until|till|til)\s+now)|(?P<w>(?:right\s+|just\s+)?now|at\s+the\s+moment|at\s+present|currently|presently|as\s+we\s+speak"
     r"|(?P<wide>these\s+days|nowadays)|(?P<end>the\s+present|current\s+date|present))",
     when=("now", "present", "current", "currently", "presently", "moment", "days", "nowadays", "speak"),
 )

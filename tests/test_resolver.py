@@ -1086,6 +1086,11 @@ FORMS = rows(
     ("on fifteen August nineteen ninety three", "The plant opened on fifteen August nineteen ninety three",
      WED, BERLIN, "on fifteen August nineteen ninety three", "1993-08-15", "1993-08-16", "day", "point",
      "The plant opened on 1993-08-15"),
+    # lists sharing a month; more holidays
+    ("October, 1st", "The lease ends October, 1st", WED, BERLIN, "October, 1st", "2025-10-01", "2025-10-02",
+     "day", "point", "The lease ends on 2025-10-01"),
+    ("Juneteenth, the day before", "We marched on Juneteenth", WED, "America/New_York", "on Juneteenth",
+     "2024-06-19", "2024-06-20", "day", "point", "We marched on 2024-06-19"),
     # a year used as an adjective keeps its words
     ("a 2010 trip", "I loved our 2010 trip to Rome", WED, BERLIN, "2010", "2010-01-01", "2011-01-01", "year",
      "point", "I loved our 2010 trip to Rome"),
@@ -1186,6 +1191,17 @@ NOT_TIMES_TOO = rows(
 def test_not_times_either(text: str) -> None:
     """Words near the new forms that are not times: "now and then", "the 3rd floor", "a 2000 calorie diet"."""
     nothing(text)
+
+
+def test_a_list_of_days_shares_the_month_named_last() -> None:
+    """"the 3rd or 4th of May": two days, both in May, each with its own span."""
+    text = "I was in Rome on the 3rd or 4th of May"
+    mentions = found(text)
+    assert [(m.phrase, interval(m)) for m in mentions] == [
+        ("on the 3rd", ("2025-05-03", "2025-05-04")),
+        ("4th of May", ("2025-05-04", "2025-05-05")),
+    ]
+    assert rewrite(text, mentions) == "I was in Rome on 2025-05-03 or on 2025-05-04"
 
 
 def test_a_hedged_count_of_years_is_that_year_flagged_vague() -> None:

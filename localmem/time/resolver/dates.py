@@ -109,7 +109,7 @@ def _weekday_of(year: int, month: int, day: int) -> int | None:
 
 
 @_rule(
-    rf"{_LEAD_WD}(?P<m>{lx.MONTH})(?:\s*|-)(?:the\s+)?(?P<d>{lx.DAY}|{_CARDINAL_DAY}){_E}(?:(?:\s*,\s*|\s+|-)(?:in\s+|of\s+)?(?P<y>{_ANY_YEAR}))?",
+    rf"{_LEAD_WD}(?P<m>{lx.MONTH})(?:\s*|-|,\s*(?=\d{{1,2}}(?:st|nd|rd|th)|{lx.ORDINAL_WORD}))(?:the\s+)?(?P<d>{lx.DAY}|{_CARDINAL_DAY}){_E}(?:(?:\s*,\s*|\s+|-)(?:in\s+|of\s+)?(?P<y>{_ANY_YEAR}))?",
     when=lx.MONTH_WORDS,
 )
 @_rule(
@@ -639,6 +639,20 @@ def _month_then_days(m: re.Match[str], ctx: _Context) -> _Hit | None:
 def _day_to_month_day(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """from 4 to January 22, 1995; from 02 to April 07: the first day shares the month named last."""
     return _day_range(m, ctx, m["d1"], m["d2"])
+
+
+@_rule(
+    rf"(?:the\s+)?(?P<d1>{lx.DAY})(?:\s*,\s*|\s+(?:and|or|&)\s+|\s*&\s*)(?:the\s+)?(?P<d2>{lx.DAY})(?:\s+of)?\s+"
+    rf"(?P<m>{lx.MONTH})(?:,?\s+(?P<y>{_ANY_YEAR}))?",
+    when=lx.MONTH_WORDS,
+)
+def _day_listed(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """18 and 19 June, the 3rd or 4th of May: the first day of a list shares the month named last
+    (the last day is read by the rule for "19 June")."""
+    hit = _yearless_day(m, ctx, lx.MONTHS[m["m"].rstrip(".")], lx.day_number(m["d1"]), m["y"])
+    if hit is not None:
+        hit.hi = m.end("d1")
+    return hit
 
 
 def _day_range(m: re.Match[str], ctx: _Context, d1: str, d2: str) -> _Hit | None:

@@ -1086,6 +1086,15 @@ FORMS = rows(
     ("on fifteen August nineteen ninety three", "The plant opened on fifteen August nineteen ninety three",
      WED, BERLIN, "on fifteen August nineteen ninety three", "1993-08-15", "1993-08-16", "day", "point",
      "The plant opened on 1993-08-15"),
+    # "later" is the second half of the unit, or the rest of it once there; "earlier" up to today
+    ("later this week, Monday", "I'll finish later this week", "2025-06-16T10:00:00+02:00", BERLIN,
+     "later this week", "2025-06-19", "2025-06-23", "week", "point",
+     "I'll finish between 2025-06-19 and 2025-06-22"),
+    ("later this week, Friday", "I'll finish later this week", "2025-06-20T10:00:00+02:00", BERLIN,
+     "later this week", "2025-06-20", "2025-06-23", "week", "point",
+     "I'll finish between 2025-06-20 and 2025-06-22"),
+    ("later this year", "I'll move later this year", WED, BERLIN, "later this year", "2025-07-01",
+     "2026-01-01", "year", "point", "I'll move between 2025-07-01 and 2025-12-31"),
     # lists sharing a month; more holidays
     ("October, 1st", "The lease ends October, 1st", WED, BERLIN, "October, 1st", "2025-10-01", "2025-10-02",
      "day", "point", "The lease ends on 2025-10-01"),

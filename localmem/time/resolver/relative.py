@@ -512,10 +512,13 @@ def _earlier_later(m: re.Match[str], ctx: _Context) -> _Hit | None:
     assert whole.start is not None and whole.end is not None
     if m["mod"] == "earlier":
         whole.end = _midnight(t)
-    elif m["unit"] == "year" and t.month < 7:
-        whole.start = _midnight(date(t.year, 7, 1))
-    else:
-        whole.start = _midnight(t + _DAY) if m["unit"] == "week" else _midnight(t)
+    else:  # "later": the second half of the unit (from Thursday, the 16th, July), or from today once in it
+        half = {
+            "week": _week_start(t) + timedelta(days=3),
+            "month": t.replace(day=16),
+            "year": date(t.year, 7, 1),
+        }
+        whole.start = _midnight(max(half[m["unit"]], t))
     if whole.end is not None and whole.start is not None and whole.end <= whole.start:
         return None
     return whole

@@ -79,4 +79,6 @@ def _render(m: TimeMention) -> str:
     if p == "decade" and s.year % 10 == 0 and last.year == s.year + 9:
         return f"in the {s:%Y}s"
     shown = "day" if p in ("week", "weekend") else p
+    if _fmt(s, shown) == _fmt(last, shown):  # "later this year": part of one year, so its days
+        shown = "day"
     return f"between {_fmt(s, shown)} and {_fmt(last, shown)}"

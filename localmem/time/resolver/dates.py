@@ -213,7 +213,7 @@ def _mixed_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
 
 @_rule(
-    rf"(?P<wd>{lx.WEEKDAY})[\s,]+(?:the\s+)?(?P<d>{lx.DAY})(?!\s*(?:/|:|am|pm|{lx.MONTH}))",
+    rf"(?P<wd>{lx.WEEKDAY})[\s,]+(?:the\s+)?(?P<d>{lx.DAY})(?!\s*(?:/|:|am|pm|{lx.MONTH}|{lx.UNIT}\b))",
     when=lx.WEEKDAY_WORDS,
 )
 def _weekday_day(m: re.Match[str], ctx: _Context) -> _Hit | None:
@@ -263,11 +263,18 @@ def _numeric_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
 @_rule(
     rf"(?P<m>{lx.MONTH})(?:\s*,?\s+(?:of\s+|in\s+)?|\s*[-/,]\s*)(?P<y>{_ANY_YEAR})|(?P<y2>{lx.YEAR})\s*,?\s+(?P<m2>{lx.MONTH})"
-    rf"|(?P<m3>{lx.MONTH})\s+(?:of\s+)?(?P<rel>next|last|this)\s+year",
+    rf"|(?P<m3>{lx.MONTH})\s+(?:of\s+)?(?P<rel>next|last|this)\s+year"
+    rf"|(?P<m4>{lx.MONTH})\s*(?:\s+')(?P<yy>\d\d)(?![\w:/.])"
+    # "April of 87", not "May of 12 people": bare digits after "of" only at a clause's end
+    rf"|(?P<m5>{lx.MONTH})\s+of\s+'?(?P<yy5>\d\d)(?=\s*(?:[.,!?;)]|$)|\s+(?:and|but|when|i|we|he|she|they)\b)",
     when=lx.MONTH_WORDS,
 )
 def _month_year(m: re.Match[str], ctx: _Context) -> _Hit | None:
-    """March 2024, Oct 2020, 2016, nov, June next year."""
+    """March 2024, Oct 2020, 2016, nov, June next year, April of 87, Jan '19."""
+    if m["m4"] or m["m5"]:  # a two-digit year: the latest one at most ten years ahead
+        yy = int(m["yy"] or m["yy5"])
+        year = 2000 + yy if 2000 + yy <= ctx.today.year + 10 else 1900 + yy
+        return _hit(m, *_month(year, lx.MONTHS[(m["m4"] or m["m5"]).rstrip(".")]), "month")
     if m["m3"]:
         year = ctx.today.year + {"this": 0, "next": 1, "last": -1}[m["rel"]]
         return _hit(m, *_month(year, lx.MONTHS[m["m3"].rstrip(".")]), "month")
@@ -285,7 +292,7 @@ _MONTH_BEFORE = re.compile(rf"\b{lx.MONTH}\s*(?:-|–|to|till|until|through|and)
 
 
 _MONTH_CUE = (
-    r"(?:in|during|since|until|till|by|of|from|through|throughout|before|after|around|early|mid|late"
+    r"(?:in|during|since|until|till|by|of|from|between|through|throughout|before|after|around|early|mid|late"
     r"|end\s+of|start\s+of|beginning\s+of|middle\s+of)"
 )
 

@@ -153,9 +153,10 @@ def test_sat_and_sun_alone_are_words() -> None:
 
 
 APPROXIMATE = rows(
-    # (text, earliest start, latest end, precision): a hedged count is a vague range around the arithmetic
-    ("about a week ago", "about a week ago I fell", "2025-06-09", "2025-06-14", "week"),
-    ("roughly 3 weeks ago", "roughly 3 weeks ago I started", "2025-05-22", "2025-06-04", "week"),
+    # (text, start, end, precision): a hedged count is vague; of weeks or longer, the unit it lands in
+    ("about a week ago", "about a week ago I fell", "2025-06-09", "2025-06-16", "week"),
+    ("roughly 3 weeks ago", "roughly 3 weeks ago I started", "2025-05-26", "2025-06-02", "week"),
+    ("around 3 years ago", "I first watched it around 3 years ago", "2022-01-01", "2023-01-01", "year"),
     ("a week or two ago", "a week or two ago I tried yoga", "2025-06-04", "2025-06-12", "week"),
     ("two or three days ago", "two or three days ago I felt pain", "2025-06-15", "2025-06-17", "day"),
     ("a month or so ago", "a month or so ago I hurt my knee", "2025-05-03", "2025-05-20", "month"),
@@ -181,6 +182,7 @@ RELATIVE_UNITS = rows(
     ("this Friday", "The race is this Friday", "2025-06-20", "2025-06-21", "day"),
     ("next Friday", "The race is next Friday", "2025-06-27", "2025-06-28", "day"),
     ("last Monday", "I started last Monday", "2025-06-09", "2025-06-10", "day"),
+    ("previous Monday", "I started the previous Monday", "2025-06-09", "2025-06-10", "day"),
     ("this past Monday", "I started this past Monday", "2025-06-16", "2025-06-17", "day"),
     ("this past Wednesday", "I saw the physio this past Wednesday", "2025-06-11", "2025-06-12", "day"),
     ("this coming Friday", "The race is this coming Friday", "2025-06-20", "2025-06-21", "day"),
@@ -226,56 +228,77 @@ def test_last_this_next(request: pytest.FixtureRequest, text: str, start: str, e
 
 # -- counted amounts ----------------------------------------------------------------------------
 
-COUNTS = rows(
+COUNTS_BACK = rows(
+    # (text, start, end, precision): a count back from now is the calendar unit it lands in
     ("3 days ago", "I ran 3 days ago", "2025-06-15", "2025-06-16", "day"),
     ("ten days ago", "I ran ten days ago", "2025-06-08", "2025-06-09", "day"),
-    ("a week ago", "I started a week ago", "2025-06-11", "2025-06-12", "week"),
-    ("2 weeks ago", "I started 2 weeks ago", "2025-06-04", "2025-06-05", "week"),
-    ("3 weeks ago", "I started 3 weeks ago", "2025-05-28", "2025-05-29", "week"),
-    ("a month ago", "I started a month ago", "2025-05-18", "2025-05-19", "month"),
-    ("3 months ago", "I started 3 months ago", "2025-03-18", "2025-03-19", "month"),
-    ("a year ago", "I started a year ago", "2024-06-18", "2024-06-19", "year"),
-    ("2 years ago", "I started 2 years ago", "2023-06-18", "2023-06-19", "year"),
+    ("a week ago", "I started a week ago", "2025-06-09", "2025-06-16", "week"),
+    ("two weeks ago", "I got a puppy two weeks ago", "2025-06-02", "2025-06-09", "week"),
+    ("3 weeks ago", "I started 3 weeks ago", "2025-05-26", "2025-06-02", "week"),
+    ("a fortnight ago", "I started a fortnight ago", "2025-06-02", "2025-06-09", "week"),
+    ("a month ago", "I started a month ago", "2025-05-01", "2025-06-01", "month"),
+    ("3 months ago", "I started 3 months ago", "2025-03-01", "2025-04-01", "month"),
+    ("a year ago", "I sold my car a year ago", "2024-01-01", "2025-01-01", "year"),
+    ("2 years ago", "I started 2 years ago", "2023-01-01", "2024-01-01", "year"),
+    ("five years ago", "I started surfing five years ago", "2020-01-01", "2021-01-01", "year"),
+    ("two decades ago", "I moved here two decades ago", "2000-01-01", "2010-01-01", "decade"),
     ("an hour ago", "I ate an hour ago", "2025-06-18T14:00", "2025-06-18T15:00", "hour"),
     ("30 minutes ago", "I ate 30 minutes ago", "2025-06-18T14:30", "2025-06-18T14:31", "minute"),
-    ("in 3 days", "The race is in 3 days", "2025-06-21", "2025-06-22", "day"),
-    ("in 2 weeks", "I'll see the physio in 2 weeks", "2025-07-02", "2025-07-03", "week"),
-    ("in two months", "I'll race again in two months", "2025-08-18", "2025-08-19", "month"),
-    ("in 20 minutes", "I'll call you in 20 minutes", "2025-06-18T15:20", "2025-06-18T15:21", "minute"),
-    ("3 weeks from now", "The marathon is 3 weeks from now", "2025-07-09", "2025-07-10", "week"),
-    ("10 days from now", "The marathon is 10 days from now", "2025-06-28", "2025-06-29", "day"),
     ("1 month and 21 days ago", "I hurt my knee 1 month and 21 days ago", "2025-04-27", "2025-04-28", "day"),
     ("2 weeks and 3 days ago", "I hurt my knee 2 weeks and 3 days ago", "2025-06-01", "2025-06-02", "day"),
 )
 
 
-@pytest.mark.parametrize(("text", "start", "end", "precision"), COUNTS)
-def test_counted_amounts_land_on_a_day(request: pytest.FixtureRequest, text: str, start: str, end: str,
-                                       precision: str) -> None:
-    """A count lands on the day (or hour, minute) that arithmetic gives; the interval is that one day."""
+@pytest.mark.parametrize(("text", "start", "end", "precision"), COUNTS_BACK)
+def test_counted_back_from_now_is_the_unit_it_lands_in(
+    request: pytest.FixtureRequest, text: str, start: str, end: str, precision: str
+) -> None:
+    """"five years ago" is that year, "two weeks ago" that week; only day-sized units give a day."""
     m = one(text)
     assert phrase_of(request).lower() in m.phrase.lower()
-    assert (interval(m), m.kind, m.vague) == ((start, end), "point", False)
+    assert (interval(m), m.precision, m.kind, m.vague) == ((start, end), precision, "point", False)
 
 
-def _precision_rows() -> list[Any]:
-    out = []
-    for p in COUNTS:
-        text, _, _, precision = p.values
-        arithmetic = precision if precision in ("hour", "minute") else "day"
-        out.append(pytest.param(text, arithmetic, id=p.id))
-    return out
+@pytest.mark.parametrize(
+    ("text", "sent", "tz", "start", "end"),
+    [
+        ("I started surfing five years ago", "2023-07-16T16:21:00+00:00", "UTC",
+         "2018-01-01T00:00:00+00:00", "2019-01-01T00:00:00+00:00"),
+        ("I got a puppy two weeks ago", "2023-08-11T00:10:00+10:00", "Australia/Sydney",
+         "2023-07-24T00:00:00+10:00", "2023-07-31T00:00:00+10:00"),
+        ("I sold my car a year ago", "2025-01-01T00:30:00-08:00", "America/Los_Angeles",
+         "2024-01-01T00:00:00-08:00", "2025-01-01T00:00:00-08:00"),
+    ],
+    ids=["five years ago, UTC", "two weeks ago, Sydney", "a year ago, Los Angeles on New Year's night"],
+)
+def test_counted_back_in_zones(text: str, sent: str, tz: str, start: str, end: str) -> None:
+    """The unit is the sender's local one: a year ago said just after local midnight on 1 January."""
+    assert iso(one(text, sent=sent, tz=tz)) == (start, end)
 
 
-@pytest.mark.parametrize(("text", "precision"), _precision_rows())
-def test_counted_amounts_are_arithmetic_to_the_day(text: str, precision: str) -> None:
-    """An exact count is arithmetic: "3 weeks ago" is that day (precision day); only vague counts widen."""
-    assert one(text).precision == precision
+COUNTS_AHEAD = rows(
+    # (text, start, end, precision): a count ahead is a schedule, arithmetic to the day
+    ("in 3 days", "The race is in 3 days", "2025-06-21", "2025-06-22", "day"),
+    ("in 2 weeks", "I'll see the physio in 2 weeks", "2025-07-02", "2025-07-03", "day"),
+    ("in two months", "I'll race again in two months", "2025-08-18", "2025-08-19", "day"),
+    ("in 20 minutes", "I'll call you in 20 minutes", "2025-06-18T15:20", "2025-06-18T15:21", "minute"),
+    ("3 weeks from now", "The marathon is 3 weeks from now", "2025-07-09", "2025-07-10", "day"),
+    ("10 days from now", "The marathon is 10 days from now", "2025-06-28", "2025-06-29", "day"),
+)
 
 
-def test_a_month_ago_from_the_31st_lands_on_the_last_day_of_february() -> None:
+@pytest.mark.parametrize(("text", "start", "end", "precision"), COUNTS_AHEAD)
+def test_counted_ahead_lands_on_a_day(request: pytest.FixtureRequest, text: str, start: str, end: str,
+                                      precision: str) -> None:
+    """A count ahead ("in 2 weeks", "3 weeks from now") is the day arithmetic gives: a schedule."""
+    m = one(text)
+    assert phrase_of(request).lower() in m.phrase.lower()
+    assert (interval(m), m.precision, m.kind, m.vague) == ((start, end), precision, "point", False)
+
+
+def test_in_a_month_from_the_31st_lands_on_the_last_day_of_february() -> None:
     """Month arithmetic clips to the month's last day rather than spilling into March."""
-    m = one("I started a month ago", sent="2025-03-31T12:00:00+02:00")
+    m = one("I'll start in a month", sent="2025-01-31T12:00:00+01:00")
     assert interval(m) == ("2025-02-28", "2025-03-01")
 
 
@@ -376,6 +399,8 @@ SPANS = rows(
     ("since March", "I've been running since March", "2025-03-01", None, "month", "since"),
     ("since 2024-01-15", "I've been vegetarian since 2024-01-15", "2024-01-15", None, "day", "since"),
     ("since last Tuesday", "My knee has hurt since last Tuesday", "2025-06-10", None, "day", "since"),
+    ("since the previous Tuesday", "My knee has hurt since the previous Tuesday", "2025-06-10", None, "day",
+     "since"),
     ("since 2022", "I've lived here since 2022", "2022-01-01", None, "year", "since"),
     ("after June 20", "I'll rest after June 20", "2025-06-21", None, "day", "since"),
     ("until Friday", "I'm off work until Friday", None, "2025-06-20", "day", "until"),
@@ -823,8 +848,10 @@ REWRITES = rows(
     ("an until", "I'm off work until Friday.", "I'm off work until 2025-06-20."),
     ("a range", "I'll train from July to September", "I'll train from 2025-07 to 2025-09"),
     ("a range of days", "I was in Rome June 3-5.", "I was in Rome from 2025-06-03 to 2025-06-05."),
-    ("counted weeks", "I started 3 weeks ago.", "I started on 2025-05-28."),
-    ("counted months", "I started 3 months ago.", "I started on 2025-03-18."),
+    ("counted weeks", "I started 3 weeks ago.", "I started in the week of 2025-05-26 to 2025-06-01."),
+    ("counted months", "I started 3 months ago.", "I started in 2025-03."),
+    ("counted years", "I started surfing five years ago.", "I started surfing in 2020."),
+    ("counted days ahead", "I'll race in 3 days.", "I'll race on 2025-06-21."),
     ("vague weeks", "I started a couple of weeks ago.", "I started between 2025-05-28 and 2025-06-11."),
     ("two mentions", "I ran yesterday and I'll rest tomorrow.",
      "I ran on 2025-06-17 and I'll rest on 2025-06-19."),
@@ -924,3 +951,303 @@ def test_find_times_is_well_formed(words: list[str], tz: str, sent: datetime) ->
             assert m.start < m.end, (text, m)
         for at in (m.start, m.end):
             assert at is None or getattr(at.tzinfo, "key", None) == tz
+
+
+# -- round two: forms a journaling app meets every day -----------------------------------------------------
+# (id, text, sent, zone, phrase, start, end, precision, kind, the text rewritten)
+
+TUE = "2026-12-01T10:00:00+01:00"  # Tuesday 1 December 2026, Berlin
+FORMS = rows(
+    # "since X" names a past start whatever the verb's tense; "until X" in a present clause an end ahead
+    ("since January, present verb", "Since January I do yoga", TUE, BERLIN, "Since January",
+     "2026-01-01", None, "month", "since", "Since 2026-01 I do yoga"),
+    ("since March, present verb", "I live in Berlin since March", TUE, BERLIN, "since March",
+     "2026-03-01", None, "month", "since", "I live in Berlin since 2026-03"),
+    ("since April 1st, Sydney", "I eat fish again since April 1st", "2026-12-01T10:00:00+11:00",
+     "Australia/Sydney", "since April 1st", "2026-04-01", None, "day", "since",
+     "I eat fish again since 2026-04-01"),
+    ("since Christmas, Los Angeles", "My back hurts since Christmas", "2026-12-01T10:00:00-08:00",
+     "America/Los_Angeles", "since Christmas", "2025-12-25", None, "day", "since",
+     "My back hurts since 2025-12-25"),
+    ("until Oct 5, present", "I'm off until Oct 5", TUE, BERLIN, "until Oct 5",
+     None, "2027-10-05", "day", "until", "I'm off until 2027-10-05"),
+    ("until Oct 5, past", "I was off until Oct 5", TUE, BERLIN, "until Oct 5",
+     None, "2026-10-05", "day", "until", "I was off until 2026-10-05"),
+    ("through Oct 5, present", "The offer runs through Oct 5", TUE, BERLIN, "through Oct 5",
+     None, "2027-10-06", "day", "until", "The offer runs through 2027-10-05"),
+    # a bare day of the month, by tense
+    ("on the 15th, past", "I met my teammates on the 15th after my trip", "2023-08-17T14:00:00+00:00", "UTC",
+     "on the 15th", "2023-08-15", "2023-08-16", "day", "point",
+     "I met my teammates on 2023-08-15 after my trip"),
+    ("on the 20th at 5pm, future", "I'll see her on the 20th at 5pm", "2023-08-17T14:00:00+02:00", BERLIN,
+     "on the 20th at 5pm", "2023-08-20T17:00", "2023-08-20T18:00", "hour", "point",
+     "I'll see her at 2023-08-20 17:00"),
+    # weekends counted one by one
+    ("two weekends ago, Monday", "We went camping two weekends ago", "2023-07-17T14:31:00+00:00", "UTC",
+     "two weekends ago", "2023-07-08", "2023-07-10", "weekend", "point",
+     "We went camping on the weekend of 2023-07-08 to 2023-07-09"),
+    ("two weekends ago, Sunday", "We went camping two weekends ago", "2023-07-16T14:31:00+02:00", BERLIN,
+     "two weekends ago", "2023-07-01", "2023-07-03", "weekend", "point",
+     "We went camping on the weekend of 2023-07-01 to 2023-07-02"),
+    ("in two weekends, Monday", "I'm hosting a party in two weekends", "2023-07-17T14:31:00+00:00", "UTC",
+     "in two weekends", "2023-07-29", "2023-07-31", "weekend", "point",
+     "I'm hosting a party on the weekend of 2023-07-29 to 2023-07-30"),
+    # relative to a named day
+    ("the weekend before April 10", "We hiked the weekend before April 10", WED, BERLIN,
+     "the weekend before April 10", "2025-04-05", "2025-04-07", "weekend", "point",
+     "We hiked on the weekend of 2025-04-05 to 2025-04-06"),
+    ("the Sunday before 25 May", "I'll run the Sunday before 25 May", "2026-03-01T10:00:00+01:00", BERLIN,
+     "the Sunday before 25 May", "2026-05-24", "2026-05-25", "day", "point", "I'll run on 2026-05-24"),
+    ("the day after Christmas", "I rested the day after Christmas", WED, BERLIN,
+     "the day after Christmas", "2024-12-26", "2024-12-27", "day", "point", "I rested on 2024-12-26"),
+    ("a week after the race on June 3", "I rested a week after the race on June 3", WED, BERLIN,
+     "a week after the race on June 3", "2025-06-10", "2025-06-11", "day", "point", "I rested on 2025-06-10"),
+    # the present, at the day it was said (the weeks around it for "these days")
+    ("now", "I'm in Berlin now", WED, BERLIN, "now", "2025-06-18", "2025-06-19", "day", "point",
+     "I'm in Berlin now (2025-06-18)"),
+    ("currently, Los Angeles late evening", "Currently I work at Google", "2025-06-18T23:30:00-07:00",
+     "America/Los_Angeles", "Currently", "2025-06-18", "2025-06-19", "day", "point",
+     "Currently (2025-06-18) I work at Google"),
+    ("at the moment, Auckland morning", "At the moment I'm injured", "2025-06-18T20:00:00Z",
+     "Pacific/Auckland",
+     "At the moment", "2025-06-19", "2025-06-20", "day", "point", "At the moment (2025-06-19) I'm injured"),
+    ("currently, after a preposition", "What are you working on currently?", WED, BERLIN, "currently",
+     "2025-06-18", "2025-06-19", "day", "point", "What are you working on currently (2025-06-18)?"),
+    ("up to now", "What are you up to now?", WED, BERLIN, "now", "2025-06-18", "2025-06-19", "day", "point",
+     "What are you up to now (2025-06-18)?"),
+    ("until now", "I've been fine until now", WED, BERLIN, "until now", None, "2025-06-18T15:00", "day",
+     "until", "I've been fine until 2025-06-18 15:00"),
+    ("from now on", "From now on I eat fish", WED, BERLIN, "From now on", "2025-06-18", None, "day", "since",
+     "Since 2025-06-18 I eat fish"),
+    ("between Jan 22 and now", "I have run 400 km between Jan 22 and now", WED, BERLIN,
+     "between Jan 22 and now", "2025-01-22", "2025-06-18T15:00", "day", "range",
+     "I have run 400 km from 2025-01-22 to 2025-06-18"),
+    # quarters and halves
+    ("Q3, past tense before it began", "Q3 was rough", WED, BERLIN, "Q3", "2024-07-01", "2024-10-01", "month",
+     "point", "Between 2024-07 and 2024-09 was rough"),
+    ("Q1, future tense after it ended", "Q1 will be busy", WED, BERLIN, "Q1", "2026-01-01", "2026-04-01",
+     "month", "point", "Between 2026-01 and 2026-03 will be busy"),
+    ("last quarter", "Sales fell last quarter", WED, BERLIN, "last quarter", "2025-01-01", "2025-04-01",
+     "month", "point", "Sales fell between 2025-01 and 2025-03"),
+    ("in the third quarter", "Sales will grow in the third quarter", WED, BERLIN, "in the third quarter",
+     "2025-07-01", "2025-10-01", "month", "point", "Sales will grow between 2025-07 and 2025-09"),
+    ("the first half of 2024", "I ran 600 km in the first half of 2024", WED, BERLIN,
+     "in the first half of 2024", "2024-01-01", "2024-07-01", "month", "point",
+     "I ran 600 km between 2024-01 and 2024-06"),
+    # units counted inside a year or a month; weekdays inside a named week
+    ("the first 2 weeks of 2021", "Rooms are booked for the first 2 weeks of 2021", WED, BERLIN,
+     "the first 2 weeks of 2021", "2021-01-04", "2021-01-18", "day", "range",
+     "Rooms are booked for 2021-01-04 to 2021-01-17"),
+    ("the last four months of 2024", "Sales grew in the last four months of 2024", WED, BERLIN,
+     "the last four months of 2024", "2024-09-01", "2025-01-01", "month", "range",
+     "Sales grew in 2024-09 to 2024-12"),
+    ("the third month of next year", "We move the third month of next year", WED, BERLIN,
+     "the third month of next year", "2026-03-01", "2026-04-01", "month", "point", "We move in 2026-03"),
+    ("the last day of the month", "Rent is due on the last day of the month", WED, BERLIN,
+     "on the last day of the month", "2025-06-30", "2025-07-01", "day", "point", "Rent is due on 2025-06-30"),
+    ("next week between Wednesday and Friday", "Let's meet next week between Wednesday and Friday", WED,
+     BERLIN, "next week between Wednesday and Friday", "2025-06-25", "2025-06-28", "day", "range",
+     "Let's meet from 2025-06-25 to 2025-06-27"),
+    ("last week - Monday", "What happened last week - Monday?", WED, BERLIN, "last week - Monday",
+     "2025-06-09", "2025-06-10", "day", "point", "What happened on 2025-06-09?"),
+    # ranges whose ends were read apart: the second follows the first, and one holding today is meant
+    ("from May to September, said in September", "What will happen from May to September",
+     "2018-09-07T12:00:00+02:00", BERLIN, "from May to September", "2018-05-01", "2018-10-01", "month",
+     "range", "What will happen from 2018-05 to 2018-09"),
+    ("May to March, said in September", "What will happen May to March", "2018-09-07T12:00:00+02:00",
+     BERLIN, "May to March", "2018-05-01", "2019-04-01", "month", "range",
+     "What will happen from 2018-05 to 2019-03"),
+    ("from 4 to January 22, 1995", "I was away from 4 to January 22, 1995", WED, BERLIN,
+     "from 4 to January 22, 1995", "1995-01-04", "1995-01-23", "day", "range",
+     "I was away from 1995-01-04 to 1995-01-22"),
+    ("from 2007 to the end of 2008", "I lived there from 2007 to the end of 2008", WED, BERLIN,
+     "from 2007 to the end of 2008", "2007-01-01", "2009-01-01", "season", "range",
+     "I lived there from 2007-01 to 2008-12"),
+    ("Sep-23-2020", "I moved on Sep-23-2020", WED, BERLIN, "on Sep-23-2020", "2020-09-23", "2020-09-24",
+     "day", "point", "I moved on 2020-09-23"),
+    ("the weekend of Halloween", "I want to fly out the weekend of Halloween", "2021-11-09T12:00:00+01:00",
+     BERLIN, "the weekend of Halloween", "2022-10-29", "2022-11-01", "weekend", "point",
+     "I want to fly out on the weekend of 2022-10-29 to 2022-10-31"),  # on a Monday: the long weekend
+    # a weekday with a count: that weekday in the week the count lands in; weekdays counted one by one
+    ("Monday two weeks from now", "I'll go back Monday two weeks from now", WED, BERLIN,
+     "Monday two weeks from now", "2025-06-30", "2025-07-01", "day", "point", "I'll go back on 2025-06-30"),
+    ("3 weeks after Christmas on Friday", "I'll go back 3 weeks after Christmas on Friday",
+     "2021-01-02T10:00:00+01:00", BERLIN, "3 weeks after Christmas on Friday", "2022-01-14", "2022-01-15",
+     "day", "point", "I'll go back on 2022-01-14"),
+    ("two Sundays from now", "Are you free two Sundays from now?", WED, BERLIN, "two Sundays from now",
+     "2025-06-29", "2025-06-30", "day", "point", "Are you free on 2025-06-29?"),
+    ("three Fridays ago", "Three Fridays ago I fell", WED, BERLIN, "Three Fridays ago", "2025-05-30",
+     "2025-05-31", "day", "point", "On 2025-05-30 I fell"),
+    # decades in words; the unit under way
+    ("the noughties", "I grew up in the noughties", WED, BERLIN, "in the noughties", "2000-01-01",
+     "2010-01-01", "decade", "point", "I grew up in the 2000s"),
+    ("the nineteen seventies", "My dad ran in the nineteen seventies", WED, BERLIN,
+     "in the nineteen seventies", "1970-01-01", "1980-01-01", "decade", "point", "My dad ran in the 1970s"),
+    ("done for the day", "I'm done for the day.", WED, BERLIN, "for the day", "2025-06-18", "2025-06-19",
+     "day", "point", "I'm done on 2025-06-18."),
+    ("on fifteen August nineteen ninety three", "The plant opened on fifteen August nineteen ninety three",
+     WED, BERLIN, "on fifteen August nineteen ninety three", "1993-08-15", "1993-08-16", "day", "point",
+     "The plant opened on 1993-08-15"),
+    # "later" is the second half of the unit, or the rest of it once there; "earlier" up to today
+    ("later this week, Monday", "I'll finish later this week", "2025-06-16T10:00:00+02:00", BERLIN,
+     "later this week", "2025-06-19", "2025-06-23", "week", "point",
+     "I'll finish between 2025-06-19 and 2025-06-22"),
+    ("later this week, Friday", "I'll finish later this week", "2025-06-20T10:00:00+02:00", BERLIN,
+     "later this week", "2025-06-20", "2025-06-23", "week", "point",
+     "I'll finish between 2025-06-20 and 2025-06-22"),
+    ("later this year", "I'll move later this year", WED, BERLIN, "later this year", "2025-07-01",
+     "2026-01-01", "year", "point", "I'll move between 2025-07-01 and 2025-12-31"),
+    # between two months; two-digit years after a month; a weekday before a count of units
+    ("between August and October", "What will happen between August and October", "2018-09-07T12:00:00+02:00",
+     BERLIN, "between August and October", "2018-08-01", "2018-11-01", "month", "range",
+     "What will happen from 2018-08 to 2018-10"),
+    ("April of 87", "I was born in April of 87", WED, BERLIN, "in April of 87", "1987-04-01", "1987-05-01",
+     "month", "point", "I was born in 1987-04"),
+    ("Jan '19", "I moved in Jan '19", WED, BERLIN, "in Jan '19", "2019-01-01", "2019-02-01", "month", "point",
+     "I moved in 2019-01"),
+    ("May of 12 people", "The class in May of 12 people was full", WED, BERLIN, "in May", "2025-05-01",
+     "2025-06-01", "month", "point", "The class in 2025-05 of 12 people was full"),
+    ("Sunday 3 weeks after January 15th", "I'll go back Sunday 3 weeks after January 15th",
+     "2021-01-02T10:00:00+01:00", BERLIN, "Sunday 3 weeks after January 15th", "2021-02-07", "2021-02-08",
+     "day", "point", "I'll go back on 2021-02-07"),
+    # lists sharing a month; more holidays
+    ("October, 1st", "The lease ends October, 1st", WED, BERLIN, "October, 1st", "2025-10-01", "2025-10-02",
+     "day", "point", "The lease ends on 2025-10-01"),
+    ("Juneteenth, the day before", "We marched on Juneteenth", WED, "America/New_York", "on Juneteenth",
+     "2024-06-19", "2024-06-20", "day", "point", "We marched on 2024-06-19"),
+    # a year used as an adjective keeps its words
+    ("a 2010 trip", "I loved our 2010 trip to Rome", WED, BERLIN, "2010", "2010-01-01", "2011-01-01", "year",
+     "point", "I loved our 2010 trip to Rome"),
+    ("the 2019 season", "The 2019 season was great", WED, BERLIN, "2019", "2019-01-01", "2020-01-01", "year",
+     "point", "The 2019 season was great"),
+    # a day and a time of it
+    ("tonight at 8", "Dinner tonight at 8", WED, BERLIN, "tonight at 8", "2025-06-18T20:00",
+     "2025-06-18T21:00", "hour", "point", "Dinner at 2025-06-18 20:00"),
+    ("tonight at 8, Auckland", "Dinner tonight at 8", "2025-06-18T20:00:00Z", "Pacific/Auckland",
+     "tonight at 8", "2025-06-19T20:00", "2025-06-19T21:00", "hour", "point", "Dinner at 2025-06-19 20:00"),
+    ("tomorrow at 6", "I'll call you tomorrow at 6", WED, BERLIN, "tomorrow at 6", "2025-06-19T18:00",
+     "2025-06-19T19:00", "hour", "point", "I'll call you at 2025-06-19 18:00"),
+    ("next Friday morning", "I have physio next Friday morning", WED, BERLIN, "next Friday morning",
+     "2025-06-27T05:00", "2025-06-27T12:00", "part_of_day", "point",
+     "I have physio on the morning of 2025-06-27"),
+    ("next Friday morning at 9:30", "I have physio next Friday morning at 9:30", WED, BERLIN,
+     "next Friday morning at 9:30", "2025-06-27T09:30", "2025-06-27T09:31", "minute", "point",
+     "I have physio at 2025-06-27 09:30"),
+    # holidays and their breaks
+    ("over the holidays, Berlin", "I relaxed over the holidays", "2026-01-10T10:00:00+01:00", BERLIN,
+     "over the holidays", "2025-12-24", "2026-01-02", "week", "point",
+     "I relaxed between 2025-12-24 and 2026-01-01"),
+    ("Christmas break, Sydney", "Christmas break was fun", "2026-01-10T10:00:00+11:00", "Australia/Sydney",
+     "Christmas break", "2025-12-24", "2026-01-02", "week", "point",
+     "Between 2025-12-24 and 2026-01-01 was fun"),
+    ("Easter weekend, Berlin", "We hiked on Easter weekend", WED, BERLIN, "on Easter weekend",
+     "2025-04-18", "2025-04-22", "weekend", "point", "We hiked on the weekend of 2025-04-18 to 2025-04-21"),
+    ("Easter weekend, New York", "We hiked on Easter weekend", "2025-06-18T09:00:00-04:00",
+     "America/New_York",
+     "on Easter weekend", "2025-04-19", "2025-04-21", "weekend", "point",
+     "We hiked on the weekend of 2025-04-19 to 2025-04-20"),
+    ("Thanksgiving, Toronto", "We ate turkey on Thanksgiving", "2025-12-01T09:00:00-05:00", "America/Toronto",
+     "on Thanksgiving", "2025-10-13", "2025-10-14", "day", "point", "We ate turkey on 2025-10-13"),
+    ("Thanksgiving, New York", "We ate turkey on Thanksgiving", "2025-12-01T09:00:00-05:00",
+     "America/New_York",
+     "on Thanksgiving", "2025-11-27", "2025-11-28", "day", "point", "We ate turkey on 2025-11-27"),
+    ("Mother's Day, London", "I called mum on Mother's Day", WED, "Europe/London", "on Mother's Day",
+     "2025-03-30", "2025-03-31", "day", "point", "I called mum on 2025-03-30"),
+    # a future context looks ahead; reported speech takes its own clause's tense
+    ("see you on March 30", "See you on March 30", "2026-04-15T10:00:00+02:00", BERLIN, "on March 30",
+     "2027-03-30", "2027-03-31", "day", "point", "See you on 2027-03-30"),
+    ("she said she'd come on Friday", "She said she'd come on Friday", WED, BERLIN, "on Friday",
+     "2025-06-20", "2025-06-21", "day", "point", "She said she'd come on 2025-06-20"),
+    ("she'd already left on Friday", "She'd already left on Friday", WED, BERLIN, "on Friday",
+     "2025-06-13", "2025-06-14", "day", "point", "She'd already left on 2025-06-13"),
+    # "last Friday" is last week's on a weekday; said on a weekend, the week is over: the one just gone
+    ("Last Friday, said on Sunday", "Last Friday at dance class I felt it", "2023-07-23T18:46:00+00:00",
+     "UTC", "Last Friday", "2023-07-21", "2023-07-22", "day", "point",
+     "On 2023-07-21 at dance class I felt it"),
+    ("last Friday, said on Saturday", "I passed the interviews last Friday", "2023-07-15T10:00:00+02:00",
+     BERLIN, "last Friday", "2023-07-14", "2023-07-15", "day", "point",
+     "I passed the interviews on 2023-07-14"),
+    ("last Friday, said on Wednesday", "I passed the interviews last Friday", "2023-07-19T10:00:00+02:00",
+     BERLIN, "last Friday", "2023-07-14", "2023-07-15", "day", "point",
+     "I passed the interviews on 2023-07-14"),
+    ("last Monday, said on Wednesday", "I started last Monday", "2023-07-19T10:00:00+02:00",
+     BERLIN, "last Monday", "2023-07-10", "2023-07-11", "day", "point", "I started on 2023-07-10"),
+    ("this past Friday, said on Sunday", "This past Friday at dance class I felt it",
+     "2023-07-23T18:46:00+00:00", "UTC", "This past Friday", "2023-07-21", "2023-07-22", "day", "point",
+     "On 2023-07-21 at dance class I felt it"),
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "sent", "tz", "phrase", "start", "end", "precision", "kind", "rewritten"), FORMS
+)
+def test_forms_people_use(text: str, sent: str, tz: str, phrase: str, start: str | None, end: str | None,
+                          precision: str, kind: str, rewritten: str) -> None:
+    """Each form resolves to the sender's local interval, with its span and its rewriting right."""
+    mentions = found(text, sent=sent, tz=tz)
+    assert len(mentions) == 1, mentions
+    m = mentions[0]
+    assert text[m.span[0]:m.span[1]] == m.phrase == phrase
+    assert (interval(m), m.precision, m.kind) == ((start, end), precision, kind)
+    assert rewrite(text, mentions) == rewritten
+
+
+NOT_TIMES_TOO = rows(
+    ("now and then", "I treat myself to a donut now and then."),
+    ("now that", "Now that you ask, I feel fine."),
+    ("happy holidays", "Happy holidays to you all!"),
+    ("a floor", "I live on the 3rd floor."),
+    ("an ordinal time", "It worked on the 2nd try."),
+    ("a measured year", "I'm on a 2000 calorie diet."),
+    ("a model number", "I play the 2048 game a lot."),
+    ("a part number", "The part number is 10-11-12."),
+    ("a game's quarter", "We scored twice in the third quarter of the game."),
+    ("a game's half", "In the second half we played better."),
+    ("a count after May", "May twenty people join us?"),
+    ("an hour that is a distance", "I ran at 5 km pace."),
+    ("a cardinal before a month, no year", "It was one May day."),
+    ("for the day we met", "I saved it for the day we met"),
+    ("a holiday as an adjective", "Do you have any favorite Thanksgiving traditions?"),
+)
+
+
+@pytest.mark.parametrize("text", NOT_TIMES_TOO)
+def test_not_times_either(text: str) -> None:
+    """Words near the new forms that are not times: "now and then", "the 3rd floor", "a 2000 calorie diet"."""
+    nothing(text)
+
+
+def test_a_list_of_days_shares_the_month_named_last() -> None:
+    """"the 3rd or 4th of May": two days, both in May, each with its own span."""
+    text = "I was in Rome on the 3rd or 4th of May"
+    mentions = found(text)
+    assert [(m.phrase, interval(m)) for m in mentions] == [
+        ("on the 3rd", ("2025-05-03", "2025-05-04")),
+        ("4th of May", ("2025-05-04", "2025-05-05")),
+    ]
+    assert rewrite(text, mentions) == "I was in Rome on 2025-05-03 or on 2025-05-04"
+
+
+def test_a_hedged_count_of_years_is_that_year_flagged_vague() -> None:
+    """"around 3 years ago" is the year three back, hedged: the unit already says how rough it is."""
+    m = one("I first watched it around 3 years ago", sent="2022-01-21T19:31:00+00:00", tz="UTC")
+    assert (interval(m), m.precision, m.vague) == (("2019-01-01", "2020-01-01"), "year", True)
+
+
+def test_a_long_message_resolves_every_phrase() -> None:
+    """A 100 KB message of repeated phrases yields each of them, in order, each resolved alike."""
+    unit = "I ran yesterday and on 12 June at 3pm. "
+    text = unit * (100_000 // len(unit))
+    mentions = found(text)
+    assert len(mentions) == 2 * (len(text) // len(unit))
+    assert [m.span[0] for m in mentions[:4]] == [6, 20, len(unit) + 6, len(unit) + 20]
+    assert {interval(m) for m in mentions[::2]} == {("2025-06-17", "2025-06-18")}
+    assert {interval(m) for m in mentions[1::2]} == {("2025-06-12T15:00", "2025-06-12T16:00")}
+
+
+def test_a_sentence_start_is_read_from_a_window_before_the_phrase() -> None:
+    """Rewriting capitalises after a full stop within 40 characters; whitespace beyond that is not a start."""
+    text = "Done." + " " * 30 + "yesterday I ran"
+    assert rewrite(text, found(text)).endswith("On 2025-06-17 I ran")
+    text = "ok" + " " * 60 + "yesterday I ran"
+    assert rewrite(text, found(text)).endswith("on 2025-06-17 I ran")

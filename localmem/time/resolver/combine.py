@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from datetime import date, timedelta
 
@@ -31,11 +32,18 @@ def _scan(ctx: _Context, rules: list[_Rule]) -> list[_Hit]:
             if hit is not None:
                 found.append(hit)
     found.sort(key=lambda h: (-(h.hi - h.lo), h.lo))
+    # Longest first; a phrase is kept when it overlaps none kept so far. The kept ones are
+    # disjoint, so their starts (sorted) find the only two neighbours that could overlap.
+    starts: list[int] = []
     taken: list[_Hit] = []
     for hit in found:
-        if all(hit.hi <= t.lo or hit.lo >= t.hi for t in taken):
-            taken.append(hit)
-    taken.sort(key=lambda h: h.lo)
+        i = bisect.bisect_right(starts, hit.lo)
+        if i > 0 and taken[i - 1].hi > hit.lo:
+            continue
+        if i < len(taken) and taken[i].lo < hit.hi:
+            continue
+        starts.insert(i, hit.lo)
+        taken.insert(i, hit)
     return taken
 
 
@@ -60,7 +68,7 @@ _PREP_LEAD = re.compile(r"\b(?:on|in|at|during|over|throughout)\s+$")
 
 
 _WEEK_OF = re.compile(
-    r"\b(?:the\s+)?(?:week\s+(?:of|beginning|starting(?:\s+on)?|commencing)|w/c)\s+(?:the\s+)?$"
+    r"\b(?P<a>an?\s+|the\s+)?(?:week\s+(?:of|beginning(?:\s+on)?|starting(?:\s+on)?|commencing)|w/c)\s+(?:the\s+)?$"
 )
 
 
@@ -69,18 +77,37 @@ _SPAN_FROM = re.compile(
 )
 
 
+#: An event named between an offset and its date: "a week after the race on June 3".
+_EVENT = r"(?:(?:the|my|our|his|her|their|your|a|an)\s+[a-z'-]+(?:\s+[a-z'-]+)?\s+(?:(?:on|in)\s+)?)?"
+
+
 _UNIT_AROUND = re.compile(
-    r"\b(?:the\s+)?(?P<u>day|week|weekend|month|year)\s+(?P<dir>before|after|following|prior\s+to)\s+$"
+    rf"\b(?:the\s+)?(?P<u>day|week|weekend|month|year|{lx.WEEKDAY_FULL})\s+"
+    rf"(?P<dir>before|after|following|prior\s+to)\s+{_EVENT}$"
 )
 
 
-_COUNT_AROUND = re.compile(rf"\b{_DURATION}\s+(?P<dir>before|after|from|since|prior\s+to)\s+$")
+_COUNT_AROUND = re.compile(rf"\b{_DURATION}\s+(?P<dir>before|after|from|since|prior\s+to)\s+{_EVENT}$")
 
 
 _PART_AFTER = re.compile(rf"\s+(?:in\s+the\s+)?(?P<part>{lx.PART_OF_DAY})\b")
 
 
 _CLOCK_AFTER = re.compile(rf"\s*(?:,\s*)?(?:at\s+|around\s+|@\s*)?{_CLOCK}")
+
+
+_BARE_HOUR_AFTER = re.compile(
+    r"\s*(?:,\s*)?(?:at|around|@)\s*(?P<bh>1[0-2]|0?[1-9])(?:[:.](?P<bm>[0-5]\d))?"
+    r"(?![\w:/%]|\.\d|\s*(?:%|km\b|k\b|mi\b|miles?\b|kg\b|lbs?\b|people\b|of\b|percent\b|[-–]\s*\d))"
+)
+
+
+def _at_clock(h: _Hit, hour: int, minute: int, precision: str, hi: int) -> None:
+    """Narrow a day's phrase to a clock time on it (``hour`` may run past 24 into the next day)."""
+    assert h.start is not None
+    h.start = _midnight(h.start.date()) + timedelta(hours=hour, minutes=minute)
+    h.end = h.start + (timedelta(hours=1) if precision == "hour" else timedelta(minutes=1))
+    h.precision, h.hi = precision, hi
 
 
 _CLOCK_BEFORE = re.compile(rf"\b(?:at\s+|around\s+)?{_CLOCK}\s*(?:,\s*)?(?:on\s+)?$")
@@ -98,10 +125,15 @@ def _combine(ctx: _Context, hits: list[_Hit]) -> list[_Hit]:
             b is not None
             and a.weekday
             and not b.weekday
+            and not b.counted
             and b.precision == "day"
             and _DATE_AFTER_WEEKDAY.fullmatch(text, a.hi, b.lo)
         ):
+            if "(" in text[a.hi : b.lo] and text.startswith(")", b.hi):
+                b.hi += 1
             b.lo = a.lo  # "Friday 7/6", "this friday (jun-15)": the date says which Friday
+            if b.yearless and b.start is not None and a.start is not None:
+                _same_weekday(ctx, b, a.start.weekday())  # ... and the Friday which year
             i += 1
             continue
         if b is not None and b.lo - a.hi <= 16:
@@ -116,6 +148,7 @@ def _combine(ctx: _Context, hits: list[_Hit]) -> list[_Hit]:
                 continue
         out.append(a)
         i += 1
+    out = _weekdays_in_week(text, out)
     kept: list[_Hit] = []
     for h in out:
         before = (h.lo, h.hi, h.start, h.end, h.precision, h.kind, h.vague)
@@ -133,8 +166,65 @@ def _combine(ctx: _Context, hits: list[_Hit]) -> list[_Hit]:
                 h.lo = kept[-1].hi
                 while h.lo < h.hi and ctx.text[h.lo] in " ,":
                     h.lo += 1
+        if kept and _weekday_of_offset(ctx, kept[-1], h):
+            kept.pop()
         kept.append(h)
     return kept
+
+
+_OFFSET_WEEKDAY_GAP = re.compile(r"\s*,?\s*")
+
+
+def _weekday_of_offset(ctx: _Context, a: _Hit, b: _Hit) -> bool:
+    """ "Monday two weeks from now", "3 weeks after Christmas on Friday": that weekday in the week the
+    count lands in. Folds ``a`` into ``b`` (True) when one is a weekday and the other a count."""
+    count, day = (b, a) if a.weekday else (a, b)
+    if not (day.weekday and count.counted) or not _OFFSET_WEEKDAY_GAP.fullmatch(ctx.text, a.hi, b.lo):
+        return False
+    if count.start is None or day.start is None or count.precision not in ("day", "week"):
+        return False
+    if "," in ctx.text[a.hi : b.lo] and count.start < ctx.now:
+        return False  # "I ran on Monday, two weeks ago I swam": two phrases
+    b.start, b.end = _days(_week_start(count.start.date()) + timedelta(days=day.start.weekday()))
+    b.precision, b.kind, b.lo, b.weekday, b.counted = "day", "point", a.lo, False, False
+    return True
+
+
+_WEEK_THEN_WEEKDAY = re.compile(r"\s*(?:[:–-]\s*)?(?:on\s+)?")
+
+
+def _calendar_week(h: _Hit) -> bool:
+    return (
+        h.kind == "point"
+        and h.precision == "week"
+        and h.start is not None
+        and h.end is not None
+        and h.start.weekday() == 0
+        and (h.end - h.start).days == 7
+    )
+
+
+def _weekdays_in_week(text: str, hits: list[_Hit]) -> list[_Hit]:
+    """A week then weekdays in it: "next week between Wednesday and Friday", "last week - Monday"."""
+    out: list[_Hit] = []
+    for h in hits:
+        w = out[-1] if out else None
+        if (
+            w is not None
+            and (h.weekday or h.weekdays)
+            and h.start is not None
+            and h.end is not None
+            and _calendar_week(w)
+            and _WEEK_THEN_WEEKDAY.fullmatch(text, w.hi, h.lo)
+        ):
+            assert w.start is not None
+            shift = w.start.date() - _week_start(h.start.date())
+            h.start, h.end, h.lo = h.start + shift, h.end + shift, w.lo
+            h.weekday = h.weekdays = False
+            out[-1] = h
+            continue
+        out.append(h)
+    return out
 
 
 def _range(ctx: _Context, a: _Hit, b: _Hit) -> bool:
@@ -142,13 +232,20 @@ def _range(ctx: _Context, a: _Hit, b: _Hit) -> bool:
     if a.start is None or b.end is None or b.start is None or a.kind != "point" or b.kind != "point":
         return False
     clock = ("instant", "minute", "hour")
-    if b.standalone and (a.precision in clock) != (b.precision in clock):
+    if (a.present and b.present) or (_calendar_week(a) and b.weekday):
+        return False  # "previous week - Monday" is that week's Monday
+    if not (a.present or b.present) and (a.precision in clock) != (b.precision in clock):
         return False  # "3pm - this week" is not a range
+    if a.present:  # "between now and November 15th": from the moment it was said
+        a.start, a.precision = ctx.now, b.precision
     if a.yearless and b.yearless and a.precision == b.precision and a.precision in ("day", "month"):
-        for shift in (-1, 0):  # a range of months that contains today is the one meant
+        # Each end's year was picked alone; put the second in the year that follows the first...
+        lag = a.start.year - b.start.year
+        b.start, b.end = _years_later(b.start, lag), _years_later(b.end, lag)
+        if b.end <= a.start:
+            b.start, b.end = _years_later(b.start, 1), _years_later(b.end, 1)
+        for shift in (-1, 0, 1):  # ... and a range that contains today is the one meant
             s, e = _years_later(a.start, shift), _years_later(b.end, shift)
-            if e <= s:
-                e = _years_later(e, 1)
             if s <= ctx.now < e:
                 a.start, b.start, b.end = s, _years_later(b.start, shift), e
                 break
@@ -163,10 +260,12 @@ def _range(ctx: _Context, a: _Hit, b: _Hit) -> bool:
             a.start = _years_later(a.start, -1)
     if b.end <= a.start:
         return False
-    end = b.end if b.standalone else b.start
+    end = ctx.now if b.present else b.end
     if end <= a.start:
         return False
-    a.precision = min(a.precision, b.precision, key=_RANK.__getitem__) if b.standalone else a.precision
+    a.precision = a.precision if b.present else min(a.precision, b.precision, key=_RANK.__getitem__)
+    a.present = False
+    a.weekdays = a.weekday and b.weekday
     a.hi, a.end, a.kind, a.standalone = b.hi, end, "range", True
     a.vague = a.vague or b.vague
     return True
@@ -204,9 +303,33 @@ def _refine(ctx: _Context, h: _Hit) -> None:
                         h.hi = m.end()
                     else:
                         h.lo = mb.start()  # type: ignore[union-attr]
+                elif mh := _BARE_HOUR_AFTER.match(text, h.hi):
+                    # "tomorrow at 8": 1-6 is afternoon, 7-11 morning, as appointments go
+                    hour = int(mh["bh"]) % 12 + (12 if 1 <= int(mh["bh"]) <= 6 else 0)
+                    _at_clock(h, hour, int(mh["bm"] or 0), "minute" if mh["bm"] else "hour", mh.end())
+        if h.precision == "part_of_day" and (h.end - h.start) <= _DAY:
+            m = _CLOCK_AFTER.match(text, h.hi)
+            mh = None if m else _BARE_HOUR_AFTER.match(text, h.hi)
+            if m or mh:  # "tonight at 8", "tomorrow morning at 9:30": the hour inside that part
+                hour, minute, precision = _clock_parts(m) if m else (
+                    int(mh["bh"]) % 12, int(mh["bm"] or 0), "minute" if mh["bm"] else "hour"  # type: ignore[index]
+                )
+                day = _midnight(h.start.date())
+                offsets = (0, 24) if m and m["ap"] else (0, 12, 24, 36)
+                for cand in (hour + k for k in offsets):
+                    at = day + timedelta(hours=cand, minutes=minute)
+                    if h.start <= at < h.end:
+                        h.start = day
+                        _at_clock(h, cand, minute, precision, (m or mh).end())  # type: ignore[union-attr]
+                        break
         m = _WEEK_OF.search(text, window, h.lo) if near("week", "w/c") else None
         if m and h.precision == "day":
-            h.end, h.precision, h.lo = h.start + timedelta(days=7), "week", m.start()
+            if m["a"] and m["a"].startswith("a"):  # "a week starting tomorrow": seven days from it
+                h.end, h.kind, h.lo = h.start + timedelta(days=7), "range", m.start()
+                return
+            # "the week of April 10th", "w/c Feb 4": the Monday-Sunday week holding the day
+            h.start, h.end = _days(_week_start(h.start.date()), 7)
+            h.precision, h.lo = "week", m.start()
             return
         m = _SPAN_FROM.search(text, window, h.lo) if near("from", "starting", "beginning", "as of") else None
         if m and (m["for"] or m["how"] != "from"):
@@ -220,12 +343,27 @@ def _refine(ctx: _Context, h: _Hit) -> None:
             if near("before", "after", "from", "since", "prior")
             else None
         )
+        if m and _RANK[h.precision] > _RANK["day"]:
+            # "a year after 2019" moves the whole period; "two days after June" says nothing finer.
+            sign = -1 if m["dir"] in ("before", "prior to") else 1
+            moved = _counted(m, ctx, h.start, sign, m.group())
+            moved_end = _counted(m, ctx, h.end, sign, m.group())
+            if (
+                moved is not None
+                and moved_end is not None
+                and not moved.vague
+                and _RANK[moved.precision if moved.precision != "day" else _unit_precision(m)]
+                >= _RANK[h.precision]
+            ):
+                h.start, h.end, h.lo = moved.start, moved_end.start, m.start()
+                return
+            m = None
         if m:
             sign = -1 if m["dir"] in ("before", "prior to") else 1
             moved = _counted(m, ctx, h.start, sign, m.group())
             if moved is not None:
                 h.start, h.end, h.precision, h.vague = moved.start, moved.end, moved.precision, moved.vague
-                h.lo = m.start()
+                h.lo, h.counted = m.start(), True
                 return
         m = _UNIT_AROUND.search(text, window, h.lo) if near("before", "after", "following", "prior") else None
         if m:
@@ -238,7 +376,10 @@ def _refine(ctx: _Context, h: _Hit) -> None:
             if near("til", "up to", "through", "thru", "by", "before")
             else None
         )
-        if m and h.standalone:
+        if m and h.standalone and not h.present:  # "what are you up to now?"
+            if ctx.tense(h.lo) != "past":  # "I'm off until Oct 5" in December: next October
+                while h.start < _midnight(ctx.today) and _move(h, 1):
+                    pass
             inclusive = m["w"] in ("through", "thru", "by")
             h.end = h.end if inclusive else h.start
             h.start, h.kind, h.lo = None, "until", m.start()
@@ -249,13 +390,59 @@ def _refine(ctx: _Context, h: _Hit) -> None:
             else None
         )
         if m and h.kind == "point":
+            if "since" in m.group():  # "since X" names a past start, whatever the verb's tense
+                while h.start > ctx.now and _move(h, -1):
+                    pass
             if m.group().startswith("after"):
                 h.start = h.end
             h.end, h.kind, h.lo = None, "since", m.start()
             return
     m = _PREP_LEAD.search(text, window, h.lo)
-    if m and h.kind == "point":
+    if m and h.kind == "point" and not h.present:  # "working on currently", "it's over now"
         h.lo = m.start()
+
+
+def _same_weekday(ctx: _Context, h: _Hit, wd: int) -> None:
+    """Move a year-less day to the year, nearest today, in which it falls on weekday ``wd``."""
+    assert h.start is not None
+    d = h.start.date()
+    options = []
+    for shift in range(-1, 2):
+        try:
+            moved = d.replace(year=d.year + shift)
+        except ValueError:
+            continue
+        if moved.weekday() == wd and abs((moved - ctx.today).days) <= 183:
+            options.append(moved)
+    if len(options) == 1:  # only a weekday that picks one date within half a year of today
+        h.start, h.end = _days(options[0])
+
+
+def _unit_precision(m: re.Match[str]) -> str:
+    """The precision of the finest unit an amount is counted in ("a year" -> year)."""
+    units = [lx.UNITS.get(u.rstrip("s"), lx.UNITS.get(u, "day")) for u in (m["u"], m["u2"]) if u]
+    return min((lx.UNIT_PRECISION[u] for u in units), key=_RANK.__getitem__)
+
+
+def _move(h: _Hit, sign: int) -> bool:
+    """Move a phrase whose year, month or week was chosen by tense one step; False if it is fixed."""
+    assert h.start is not None and h.end is not None
+    if h.weekday:
+        step = timedelta(days=7 * sign)
+        h.start, h.end = h.start + step, h.end + step
+    elif h.moves == "month":
+        d = h.start.date()
+        first = _add_months(d.replace(day=1), sign)
+        try:
+            h.start, h.end = _days(first.replace(day=d.day))
+        except ValueError:  # "the 31st" in a shorter month: skip it
+            first = _add_months(first, sign)
+            h.start, h.end = _days(first.replace(day=d.day))
+    elif h.yearless:
+        h.start, h.end = _years_later(h.start, sign), _years_later(h.end, sign)
+    else:
+        return False
+    return True
 
 
 def _adjacent(h: _Hit, unit: str, sign: int) -> None:
@@ -276,6 +463,10 @@ def _adjacent(h: _Hit, unit: str, sign: int) -> None:
                 saturday -= timedelta(days=7)
         h.start, h.end = _days(saturday, 2)
         h.precision = unit
+    elif unit in lx.WEEKDAYS:  # "the Sunday before 25 May": the nearest one strictly before
+        wd = lx.WEEKDAYS[unit]
+        h.start, h.end = _days(d + timedelta(days=sign * ((sign * (wd - d.weekday()) - 1) % 7 + 1)))
+        h.precision = "day"
     elif unit == "month":
         first = _add_months(d.replace(day=1), sign)
         h.start, h.end = _month(first.year, first.month)

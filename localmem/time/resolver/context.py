@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -25,18 +26,13 @@ class _Hit:
     yearless: bool = False  # its year was chosen by tense, so a range may move it
     standalone: bool = True  # "now" only means something inside a range
     weekday: bool = False  # a weekday alone, which a date right after it overrides
+    moves: str = ""  # "month" for a bare day of the month: which month was chosen by tense
+    present: bool = False  # "now": the send time, and the end of a range that reaches it
+    counted: bool = False  # an amount from a time ("two weeks from now"), which a weekday next to it narrows
+    weekdays: bool = False  # a range of weekdays ("Tuesday to Thursday"), which a week before it places
 
 
 _CLAUSE_BREAK = re.compile(r"[.!?;\n]+(?:\s|$)|\bbut\b|,\s*(?:and|so|then)\b")
-
-
-_FUTURE = re.compile(
-    r"\b(?:will|shall|won't|gonna|going\s+to|plan(?:s|ning)?\s+to|want(?:s|ed)?\s+to|wanna|"
-    r"need(?:s)?\s+to|have\s+to|has\s+to|hop(?:e|es|ing)\s+to|would\s+like|let's|lets|let\s+us|"
-    r"can\s+we|could\s+we|should\s+we|can\s+you|could\s+you|schedul\w*|book(?:ed|ing)?|remind|"
-    r"set\s+up|arrang\w*|registered|signed\s+up|due|deadline|upcoming|coming\s+up|"
-    r"(?:i'm|im|i\s+am|we're|we\s+are|you're|you\s+are|he's|she's|they're|is|are|am)\s+\w+ing)\b|'ll\b"
-)
 
 
 _PAST_WORDS = (
@@ -48,7 +44,24 @@ _PAST_WORDS = (
 )
 
 
-_PAST = re.compile(r"\b(?:" + "|".join(_PAST_WORDS.split()) + r"|[a-z]{2,}ed)\b|'ve\b|'d\b")
+_FUTURE = re.compile(
+    r"\b(?:will|shall|won't|gonna|going\s+to|plan(?:s|ning)?\s+to|want(?:s|ed)?\s+to|wanna|"
+    r"need(?:s)?\s+to|have\s+to|has\s+to|hop(?:e|es|ing)\s+to|would\s+like|let's|lets|let\s+us|"
+    r"can\s+we|could\s+we|should\s+we|can\s+you|could\s+you|schedul\w*|book(?:ed|ing)?|remind|"
+    r"set\s+up|arrang\w*|registered|signed\s+up|due|deadline|upcoming|coming\s+up|"
+    r"(?:i'm|im|i\s+am|we're|we\s+are|you're|you\s+are|he's|she's|they're|is|are|am)\s+\w+ing"
+    r"|would|see\s+(?:you|ya)|looking\s+forward|can'?t\s+wait)\b|'ll\b"
+    # "she said she'd come on Friday": 'd before a bare verb is "would", the future of its clause
+    r"|'d\s+(?!(?:" + "|".join(_PAST_WORDS.split()) + r"|been|seen|gone|eaten|taken|given|driven|written"
+    r"|ridden|broken|chosen|spoken|forgotten|gotten|never|already|just|\w+ed)\b)[a-z]+"
+)
+
+
+_PAST = re.compile(
+    r"\b(?:" + "|".join(_PAST_WORDS.split()) + r"|[a-z]{2,}ed)\b|'ve\b"
+    r"|'d(?=\s+(?:(?:" + "|".join(_PAST_WORDS.split()) + r"|been|seen|gone|eaten|taken|given|driven|written"
+    r"|ridden|broken|chosen|spoken|forgotten|gotten|never|already|just|\w+ed)\b|[^a-z\s]|$))"
+)
 
 
 _NOT_PAST = frozenset(
@@ -80,10 +93,12 @@ class _Context:
 
     def tense(self, pos: int) -> str | None:
         """'past', 'future' or None for the clause around ``pos``: the nearest marker wins."""
-        lo = max((e for e in self._clauses if e <= pos), default=0)
+        ends = self._clauses
+        i = bisect.bisect_right(ends, pos)
+        lo = ends[i - 1] if i else 0
         if lo in self._tenses:
             return self._tenses[lo]
-        hi = min((e for e in self._clauses if e > pos), default=len(self.text))
+        hi = ends[i] if i < len(ends) else len(self.text)
         clause = self.text[lo:hi]
         marks = [(m.start(), "future") for m in _FUTURE.finditer(clause)]
         marks += [

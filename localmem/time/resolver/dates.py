@@ -15,10 +15,8 @@ from .calendar import (
     _month,
     _nth_week,
     _part,
-    _week_start,
 )
 from .context import _E, _Context, _Hit, _hit, _rule
-from .relative import _COMPOUND_NOUN
 
 _WORD_YEAR_HEAD = (
     r"(?:ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)"
@@ -38,6 +36,18 @@ _WORD_YEAR = (
 
 
 _ANY_YEAR = rf"(?:{lx.YEAR}|{_WORD_YEAR})"
+
+
+#: A day said as a cardinal before its month, after "on" ("on fifteen August").
+_CARDINAL_BEFORE = lx._alt(k for k, v in lx.NUMBER_WORDS.items() if 1 <= v <= 31)
+
+
+#: A day said as a cardinal after its month ("May twenty nine"); only 20-31, as "May one" is rarely a date.
+_CARDINAL_DAY = (
+    lx._alt(k for k, v in lx.NUMBER_WORDS.items() if 20 <= v <= 31)
+    # "May twenty people" is a count
+    + r"(?!\s+(?:of|more|people|(?!(?:was|is|this|has|as|us|its|his)\b)[a-z]+s)\b)"
+)
 
 
 def _year(text: str) -> int:
@@ -65,6 +75,16 @@ def _yearless_day(m: re.Match[str], ctx: _Context, month: int, day: int, year: s
         except ValueError:
             return None
         return _hit(m, *_days(d), "day")
+    named = _NAMED_WEEKDAY.match(m.group())
+    if named:  # "Friday, June 15": the year within half a year of today where it is a Friday
+        wd = lx.WEEKDAYS[named["wd"].rstrip(".")]
+        near = [
+            d
+            for y in range(ctx.today.year - 1, ctx.today.year + 2)
+            if _weekday_of(y, month, day) == wd and abs(((d := date(y, month, day)) - ctx.today).days) <= 183
+        ]
+        if len(near) == 1:
+            return _hit(m, *_days(near[0]), "day", yearless=True)
     lead = m.group().split(None, 1)[0]
     direction = {"next": "future", "last": "past"}.get(lead)
     picked = ctx.pick_date(month, day, m.start(), direction)
@@ -75,21 +95,36 @@ def _yearless_day(m: re.Match[str], ctx: _Context, month: int, day: int, year: s
     return _hit(m, *_days(picked), "day", yearless=True)
 
 
-_LEAD_WD = rf"(?:(?:this|next|last|on)\s+)?(?:{lx.WEEKDAY},?\s+(?:the\s+)?)?"
+_LEAD_WD = rf"(?:(?:this|next|last|on)\s+)?(?:{lx.WEEKDAY}(?:,?\s+|\s*-\s*)(?:the\s+)?)?"
+
+
+_NAMED_WEEKDAY = re.compile(rf"(?:(?:this|next|last|on)\s+)?(?P<wd>{lx.WEEKDAY})(?![a-z])")
+
+
+def _weekday_of(year: int, month: int, day: int) -> int | None:
+    try:
+        return date(year, month, day).weekday()
+    except ValueError:
+        return None
 
 
 @_rule(
-    rf"{_LEAD_WD}(?P<m>{lx.MONTH})(?:\s*|-)(?:the\s+)?(?P<d>{lx.DAY}){_E}(?:(?:,\s*|\s+)(?:in\s+|of\s+)?(?P<y>{_ANY_YEAR}))?",
+    rf"{_LEAD_WD}(?P<m>{lx.MONTH})(?:\s*|-|,\s*(?=\d{{1,2}}(?:st|nd|rd|th)|{lx.ORDINAL_WORD}))(?:the\s+)?(?P<d>{lx.DAY}|{_CARDINAL_DAY}){_E}(?:(?:\s*,\s*|\s+|-)(?:in\s+|of\s+)?(?P<y>{_ANY_YEAR}))?",
     when=lx.MONTH_WORDS,
 )
 @_rule(
-    rf"{_LEAD_WD}(?:the\s+)?(?P<d>{lx.DAY})(?:\s+of)?[\s-]+(?P<m>{lx.MONTH})"
+    rf"{_LEAD_WD}(?:the\s+)?(?P<d>{lx.DAY}|(?<=on\s){_CARDINAL_BEFORE})(?:\s+of)?[\s-]+(?P<m>{lx.MONTH})"
     rf"(?:(?:,\s*|\s+|-)(?:in\s+|of\s+)?(?P<y>{_ANY_YEAR}))?",
     when=lx.MONTH_WORDS,
 )
 def _named_day(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """Nov 15, March 2nd, May twenty-first, Tuesday March 7; 15 November 2024, the 6th of April."""
-    return _yearless_day(m, ctx, lx.MONTHS[m["m"].rstrip(".")], lx.day_number(m["d"]), m["y"])
+    d = m["d"]
+    cardinal = not (d[:1].isdigit() or " ".join(d.split()) in lx.ORDINAL_WORDS)
+    if cardinal and not m["y"] and m.start("d") < m.start("m"):
+        return None  # "on one May day": a cardinal before the month only with a year after it
+    day = lx.number(d) if cardinal else lx.day_number(d)
+    return _yearless_day(m, ctx, lx.MONTHS[m["m"].rstrip(".")], day or 0, m["y"])
 
 
 @_rule(
@@ -122,12 +157,20 @@ _FRACTION_AFTER = re.compile(
 
 @_rule(
     rf"{_LEAD_WD}(?P<a>\d{{1,2}})(?:(?P<sep>[/.])(?P<b>\d{{1,2}})(?:(?P=sep)(?P<y>\d{{4}}|\d{{2}}))?"
-    rf"|-(?P<b2>\d{{1,2}})-(?P<y2>\d{{4}}))",
+    rf"|-(?P<b2>\d{{1,2}})(?:-(?P<y2>\d{{4}}|\d{{2}}))?)",
     digits=True,
 )
 def _numeric_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """03/04, 3/4/2024, 21/04/16, 02-02-2020: month first unless date_order says day first."""
     a, b = int(m["a"]), int(m["b"] or m["b2"])
+    if m["b2"] and not m["y2"]:
+        if not _NAMED_WEEKDAY.match(m.group()):
+            return None  # "won 3-2", "3-5 days": only a weekday makes "7-6" a date ("Friday 7-6")
+        month, day = (b, a) if ctx.date_order == "DMY" or a > 12 else (a, b)
+        return _yearless_day(m, ctx, month, day, None) if 1 <= month <= 12 and 1 <= day <= 31 else None
+    cue = _DATE_CUE_BEFORE.search(ctx.text, max(0, m.start() - 12), m.start())
+    if m["y2"] and len(m["y2"]) == 2 and not (cue or _NAMED_WEEKDAY.match(m.group())):
+        return None  # "part number 10-11-12": a two-digit year needs "on", "back", "by"...
     if m["y2"]:
         y = int(m["y2"])
         y += 0 if y >= 100 else 2000 if 2000 + y <= ctx.today.year + 10 else 1900
@@ -170,7 +213,7 @@ def _mixed_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
 
 @_rule(
-    rf"(?P<wd>{lx.WEEKDAY})[\s,]+(?:the\s+)?(?P<d>{lx.DAY})(?!\s*(?:/|:|am|pm|{lx.MONTH}))",
+    rf"(?P<wd>{lx.WEEKDAY})[\s,]+(?:the\s+)?(?P<d>{lx.DAY})(?!\s*(?:/|:|am|pm|{lx.MONTH}|{lx.UNIT}\b))",
     when=lx.WEEKDAY_WORDS,
 )
 def _weekday_day(m: re.Match[str], ctx: _Context) -> _Hit | None:
@@ -219,11 +262,22 @@ def _numeric_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
 
 @_rule(
-    rf"(?P<m>{lx.MONTH})(?:,?\s+(?:of\s+|in\s+)?|\s*[-/]\s*)(?P<y>{_ANY_YEAR})|(?P<y2>{lx.YEAR}),?\s+(?P<m2>{lx.MONTH})",
+    rf"(?P<m>{lx.MONTH})(?:\s*,?\s+(?:of\s+|in\s+)?|\s*[-/,]\s*)(?P<y>{_ANY_YEAR})|(?P<y2>{lx.YEAR})\s*,?\s+(?P<m2>{lx.MONTH})"
+    rf"|(?P<m3>{lx.MONTH})\s+(?:of\s+)?(?P<rel>next|last|this)\s+year"
+    rf"|(?P<m4>{lx.MONTH})\s*(?:\s+')(?P<yy>\d\d)(?![\w:/.])"
+    # "April of 87", not "May of 12 people": bare digits after "of" only at a clause's end
+    rf"|(?P<m5>{lx.MONTH})\s+of\s+'?(?P<yy5>\d\d)(?=\s*(?:[.,!?;)]|$)|\s+(?:and|but|when|i|we|he|she|they)\b)",
     when=lx.MONTH_WORDS,
 )
 def _month_year(m: re.Match[str], ctx: _Context) -> _Hit | None:
-    """March 2024, Oct 2020, 2016, nov."""
+    """March 2024, Oct 2020, 2016, nov, June next year, April of 87, Jan '19."""
+    if m["m4"] or m["m5"]:  # a two-digit year: the latest one at most ten years ahead
+        yy = int(m["yy"] or m["yy5"])
+        year = 2000 + yy if 2000 + yy <= ctx.today.year + 10 else 1900 + yy
+        return _hit(m, *_month(year, lx.MONTHS[(m["m4"] or m["m5"]).rstrip(".")]), "month")
+    if m["m3"]:
+        year = ctx.today.year + {"this": 0, "next": 1, "last": -1}[m["rel"]]
+        return _hit(m, *_month(year, lx.MONTHS[m["m3"].rstrip(".")]), "month")
     month = lx.MONTHS[(m["m"] or m["m2"]).rstrip(".")]
     return _hit(m, *_month(_year(m["y"] or m["y2"]), month), "month")
 
@@ -238,7 +292,7 @@ _MONTH_BEFORE = re.compile(rf"\b{lx.MONTH}\s*(?:-|–|to|till|until|through|and)
 
 
 _MONTH_CUE = (
-    r"(?:in|during|since|until|till|by|of|from|through|throughout|before|after|around|early|mid|late"
+    r"(?:in|during|since|until|till|by|of|from|between|through|throughout|before|after|around|early|mid|late"
     r"|end\s+of|start\s+of|beginning\s+of|middle\s+of)"
 )
 
@@ -311,17 +365,35 @@ def _quarter(m: re.Match[str], ctx: _Context) -> _Hit | None:
             q.split()[0]
         ]
         kind = "q" if m["what"] == "quarter" else "h"
-        if not (m["y"] or m["rel"] or m["the"]):
-            return None  # "the second half" of a game
+        if not (m["y"] or m["rel"] or m["the"]) and (
+            kind == "h"
+            or not _QUARTER_CUE.search(ctx.text, max(0, m.start() - 12), m.start())
+            or _SPORT.search(ctx.text)
+        ):
+            return None  # "the second half" of a game, "the third quarter" of a match
     else:
         kind, n = q[0], int(q[1])
-    year = (
-        int(m["y"] or m["y2"])
-        if (m["y"] or m["y2"])
-        else ctx.today.year + {None: 0, "this": 0, "next": 1, "last": -1}[m["rel"]]
-    )
     size = 3 if kind == "q" else 6
+    if m["y"] or m["y2"]:
+        year = int(m["y"] or m["y2"])
+    elif m["rel"] or m["the"]:
+        year = ctx.today.year + {None: 0, "this": 0, "next": 1, "last": -1}[m["rel"]]
+    else:  # a bare "Q1" follows the tense like a year-less month
+        year, direction = ctx.today.year, ctx.tense(m.start())
+        first, end = date(year, (n - 1) * size + 1, 1), _add_months(date(year, (n - 1) * size + 1, 1), size)
+        if direction == "past" and first > ctx.today:
+            year -= 1
+        elif direction == "future" and end <= ctx.today:
+            year += 1
     return _hit(m, *_month(year, (n - 1) * size + 1, size), "month")
+
+
+_QUARTER_CUE = re.compile(r"\b(?:in|during|for|by|over|through|throughout|since|until|of)\s+$")
+
+
+_SPORT = re.compile(
+    r"\b(?:game|match|score[ds]?|goals?|points?|touchdowns?|innings?|period|halftime|lead|team|quarterback|refs?)\b"
+)
 
 
 _NOT_A_YEAR_BEFORE = re.compile(
@@ -331,7 +403,8 @@ _NOT_A_YEAR_BEFORE = re.compile(
 
 @_rule(
     rf"(?P<pre>in|since|during|of|by|until|till|from|before|after|around|circa|throughout|back\s+in|"
-    rf"the\s+year|year|early|mid|late|between|and|or|to)\s+(?P<y>{_ANY_YEAR})|(?P<y2>(?:19|20)\d\d)(?=\s*[.!?,;)]|\s*$)",
+    rf"the\s+year|year|early|mid|late|(?:the\s+)?(?:beginning|start|middle|end)\s+of|between|and|or|to)\s+"
+    rf"(?P<y>{_ANY_YEAR})|(?P<y2>(?:19|20)\d\d)(?=\s*[.!?,;)]|\s*$)",
     when=lx.NUMBER_TOKENS,
     digits=True,
 )
@@ -340,13 +413,13 @@ def _year_alone(m: re.Match[str], ctx: _Context) -> _Hit | None:
     year = _year(m["y"] or m["y2"])
     if m["pre"] in ("and", "to", "or") and not re.search(
         r"\b(?:between|from)\b[^.]*$|\d{4}\s*,?\s*(?:and|or|to)\s+$",
-        ctx.text[: m.start() + len(m["pre"]) + 1],
+        ctx.text[max(0, m.start() - 80) : m.start() + len(m["pre"]) + 1],
     ):
         return None  # "2 and 2020"? only inside a range or a list of years
     if m["y2"] and _NOT_A_YEAR_BEFORE.search(ctx.text, max(0, m.start() - 12), m.start()):
         return None  # "my bib number was 1987"
     start = m.start("y") if m["y"] else m.start("y2")
-    if m["pre"] in ("early", "mid", "late"):
+    if m["pre"] in ("early", "mid", "late") or (m["pre"] or "").endswith(" of"):
         s, e = _midnight(date(year, 1, 1)), _midnight(date(year + 1, 1, 1))
         return _part(m, s, e, m["pre"], "season")
     hit = _hit(m, _midnight(date(year, 1, 1)), _midnight(date(year + 1, 1, 1)), "year")
@@ -373,14 +446,19 @@ def _year_alone(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
 
 @_rule(
-    r"(?:the\s+)?(?:(?P<c>1[5-9]|20)(?P<d>\d)0\s?'?s|'(?P<d2>\d)0s|(?<=the\s|.in\s)(?P<d3>\d)0\s?'?s"
-    r"|(?<=the\s|.in\s)(?P<w>" + lx._alt(lx.DECADE_WORDS) + r"))",
-    when=lx.DECADE_WORDS,
+    r"(?:the\s+)?(?:(?P<c>1[5-9]|20)(?P<d>\d)0\s?'?s|'(?P<d2>\d)0s|(?:(?<=the\s)|(?<=\bin\s))(?P<d3>\d)0\s?'?s"
+    r"|(?:(?<=the\s)|(?<=\bin\s))(?:(?P<cw>nineteen|eighteen)[\s-]+)?(?P<w>" + lx._alt(lx.DECADE_WORDS) + r")"
+    r"|(?<=the\s)(?P<w2k>two\s+thousands|noughties|aughts|(?:twenty|two\s+thousand\s+and)[\s-]+(?P<wt>tens|twenties)))",
+    when=(*lx.DECADE_WORDS, "noughties", "aughts", "thousands", "tens"),
     digits=True,
 )
 def _decade(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """the 90s, the 1990s, the '80s, the seventies."""
-    if m["c"]:
+    if m["w2k"]:
+        start = 2000 + {None: 0, "tens": 10, "twenties": 20}[m["wt"]]
+    elif m["cw"]:
+        start = {"nineteen": 1900, "eighteen": 1800}[m["cw"]] + lx.DECADE_WORDS[m["w"]]
+    elif m["c"]:
         start = int(m["c"]) * 100 + int(m["d"]) * 10
     else:
         tens = int(m["d2"] or m["d3"]) * 10 if (m["d2"] or m["d3"]) else lx.DECADE_WORDS[m["w"]]
@@ -474,47 +552,6 @@ def _week_number(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
 
 @_rule(
-    rf"(?:(?P<mod>this|next|last|the\s+following|following)\s+)?(?P<h>{lx.HOLIDAY})(?:\s+(?P<y>{lx.YEAR}))?"
-    r"(?P<we>\s+weekend)?",
-    when=lx.HOLIDAY_WORDS,
-    digits=True,
-)
-def _holiday(m: re.Match[str], ctx: _Context) -> _Hit | None:
-    """Christmas, Easter 2024, next Thanksgiving, labor day weekend."""
-    if _COMPOUND_NOUN.match(ctx.text, m.end()):
-        return None  # "an Easter egg", "the Christmas tree"
-    fn = lx.HOLIDAYS[m["h"]]
-    if m["y"]:
-        d = fn(int(m["y"]))
-    else:
-        options = [fn(y) for y in range(ctx.today.year - 1, ctx.today.year + 2)]
-        direction = {
-            "next": "future",
-            "following": "future",
-            "the following": "future",
-            "last": "past",
-            "this": None,
-        }.get(m["mod"] or "", ctx.tense(m.start()))
-        if m["mod"] == "this":
-            d = fn(ctx.today.year)
-        elif direction == "past":
-            d = max(o for o in options if o < ctx.today)
-        elif direction == "future":
-            d = min(o for o in options if o > ctx.today)
-        else:
-            d = min(options, key=lambda o: abs((o - ctx.today).days))
-    if m["we"]:
-        monday = _week_start(d)
-        sat = monday + timedelta(days=5)
-        if d.weekday() == 0:  # a Monday holiday: the long weekend before it
-            return _hit(m, *_days(d - timedelta(days=2), 3), "weekend")
-        if d.weekday() == 3:  # Thanksgiving: Thursday to Sunday
-            return _hit(m, *_days(d, 4), "weekend")
-        return _hit(m, *_days(sat, 2), "weekend")
-    return _hit(m, *_days(d), "day")
-
-
-@_rule(
     rf"(?:the\s+)?(?P<d>{lx.DAY})(?:\s+day)?\s+of\s+(?:the\s+)?(?P<rel>this|next|last|previous|following)\s+month",
     when=("month",),
 )
@@ -533,7 +570,8 @@ def _day_of_relative_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
     + lx.DAY_NUMBER
     + "|"
     + lx.ORDINAL_WORD
-    + r")(?=\s*(?:[.,!?;)]|$|of\s+(?:this|next|last)\s+month))"
+    + r")(?=\s*(?:[.,!?;)]|$|of\s+(?:this|next|last)\s+month)|\s+(?:after|before|but|so|at|in|for|with|when"
+    r"|because|too|then|i|we|he|she|they|you|my|our|his|her|their|morning|afternoon|evening|night)\b)"
     r"(?:\s+of\s+(?P<rel>this|next|last)\s+month)?",
     when=lx.NUMBER_TOKENS,
     digits=True,
@@ -567,7 +605,7 @@ def _day_of_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
         chosen = min((o for o in options if o >= t), default=None)
     else:
         chosen = min(options, key=lambda o: (abs((o - t).days), o > t), default=None)
-    return None if chosen is None else _hit(m, *_days(chosen), "day", yearless=True)
+    return None if chosen is None else _hit(m, *_days(chosen), "day", moves="month")
 
 
 @_rule(r"(?P<n>1\d|20|21)(?:st|nd|rd|th)\s+century", when=("century",))
@@ -600,6 +638,30 @@ def _month_then_days(m: re.Match[str], ctx: _Context) -> _Hit | None:
     return _day_range(m, ctx, m["d1"], m["d2"])
 
 
+@_rule(
+    rf"(?P<pre>from|between)\s+(?:the\s+)?(?P<d1>{lx.DAY}){_TO}(?P<m>{lx.MONTH})\s+(?:the\s+)?(?P<d2>{lx.DAY})"
+    rf"(?:,?\s+(?P<y>{_ANY_YEAR}))?",
+    when=lx.MONTH_WORDS,
+)
+def _day_to_month_day(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """from 4 to January 22, 1995; from 02 to April 07: the first day shares the month named last."""
+    return _day_range(m, ctx, m["d1"], m["d2"])
+
+
+@_rule(
+    rf"(?:the\s+)?(?P<d1>{lx.DAY})(?:\s*,\s*|\s+(?:and|or|&)\s+|\s*&\s*)(?:the\s+)?(?P<d2>{lx.DAY})(?:\s+of)?\s+"
+    rf"(?P<m>{lx.MONTH})(?:,?\s+(?P<y>{_ANY_YEAR}))?",
+    when=lx.MONTH_WORDS,
+)
+def _day_listed(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """18 and 19 June, the 3rd or 4th of May: the first day of a list shares the month named last
+    (the last day is read by the rule for "19 June")."""
+    hit = _yearless_day(m, ctx, lx.MONTHS[m["m"].rstrip(".")], lx.day_number(m["d1"]), m["y"])
+    if hit is not None:
+        hit.hi = m.end("d1")
+    return hit
+
+
 def _day_range(m: re.Match[str], ctx: _Context, d1: str, d2: str) -> _Hit | None:
     a, b = lx.day_number(d1), lx.day_number(d2)
     if m["pre"] is None and re.search(r"\band\b", m.group()) and "between" not in m.group():
@@ -630,3 +692,89 @@ def _year_range(m: re.Match[str], ctx: _Context) -> _Hit | None:
     if b <= a or (m["pre"] is None and " and" in m.group()):
         return None
     return _hit(m, _midnight(date(a, 1, 1)), _midnight(date(b + 1, 1, 1)), "year", kind="range")
+
+
+_MEASURE = (
+    r"(?:k?cal(?:orie)?s?|kcals?|met(?:er|re)s?|m|km|k|mi|miles?|words?|pages?|steps?|people|persons?|members?|feet"
+    r"|ft|foot|lbs?|pounds?|kgs?|grams?|g|mg|ml|cc|dollars?|euros?|bucks|yards?|yd|points?|pts|elo|rating|sq|square"
+    r"|watts?|w|rpm|hp|units?|pieces?|times|downloads|followers|subscribers|views|likes|votes|students|employees"
+    r"|users|customers|participants|runners|entries|rows|lines|characters|chars|tokens|pixels|px|mah|gb|mb|kb|tb"
+    r"|series|piece|x|%|percent|calls|emails|messages|reps|sets|laps|acres?|hectares?|liters?|litres?|gallons?)"
+)
+
+
+@_rule(
+    rf"(?:a|an|the|my|our|his|her|their|that|this|its|your)\s+(?P<y>(?:19|20)\d\d)"
+    rf"(?=\s+(?!{_MEASURE}\b)[a-z])",
+    digits=True,
+)
+def _adjectival_year(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """a 2010 trip, the 2019 season, my 2015 Honda: a year used as an adjective."""
+    year = int(m["y"])
+    if year > ctx.today.year + 10:
+        return None  # "the 2048 game", a model number
+    hit = _hit(m, _midnight(date(year, 1, 1)), _midnight(date(year + 1, 1, 1)), "year")
+    hit.lo = m.start("y")
+    return hit
+
+
+_ORDINAL_N = {"first": 1, "last": -1, "final": -1}
+
+
+@_rule(
+    rf"(?:the\s+)?(?P<pos>first|last|final|(?P<ord>{lx.ORDINAL_WORD}|\d{{1,2}}(?:st|nd|rd|th)))\s+"
+    rf"(?:(?P<n>{lx.QUANTITY})\s+)?(?P<unit>days?|weeks?|months?)\s+(?:(?:of|in)\s+)?(?:the\s+)?"
+    rf"(?:(?P<rel>this|next|last|previous|(?<=the\s)(?=year|month))\s*(?P<pu>year|month)|(?P<y>{lx.YEAR})"
+    rf"|(?P<m>{lx.MONTH})(?:,?\s+(?P<my>{lx.YEAR}))?)",
+    when=("day", "days", "week", "weeks", "month", "months"),
+)
+def _units_of_period(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """the third month of 2021, the first 2 weeks of 2021, the last four months of 2021, first ten days
+    of last year, the third week next year: units counted inside a year or month (weeks are the
+    Monday-Sunday ones whose Thursday falls inside, as ISO counts them)."""
+    unit = m["unit"].rstrip("s")
+    plural = m["unit"].endswith("s")
+    if m["pu"]:
+        step = {"this": 0, "next": 1, "last": -1, "previous": -1}.get(m["rel"], 0)
+        whole = _calendar_unit(m, ctx.today, m["pu"], step)
+        assert whole.start is not None and whole.end is not None
+        first, end = whole.start.date(), whole.end.date()
+    elif m["y"]:
+        first, end = date(int(m["y"]), 1, 1), date(int(m["y"]) + 1, 1, 1)
+    else:
+        month = lx.MONTHS[m["m"].rstrip(".")]
+        year = int(m["my"]) if m["my"] else ctx.pick_month(month, m.start())
+        first = date(year, month, 1)
+        end = _add_months(first, 1)
+    if m["ord"]:
+        if plural or m["n"]:
+            return None
+        k = lx.day_number(m["ord"])
+        if unit == "month":
+            if (end.year - first.year) * 12 + end.month - first.month < k:
+                return None
+            start = _add_months(first, k - 1)
+            return _hit(m, *_month(start.year, start.month), "month")
+        if unit == "week":
+            if m["m"] or (m["y"] and "of" not in m.group()):
+                return None  # "the third week of May" is _nth_in's
+            return _hit(m, *_days(_nth_week(first, end, k), 7), "week")
+        d = first + timedelta(days=k - 1)
+        return _hit(m, *_days(d), "day") if d < end else None
+    n = lx.number(" ".join(m["n"].split())) if m["n"] else 1
+    if n is None or n < 1 or (not m["n"] and unit == "week"):
+        return None  # vague counts; "the first week of May" is _nth_in's
+    sign = _ORDINAL_N[m["pos"]]
+    kind = "range" if m["n"] else "point"  # "the last day of the month" is one day
+    if unit == "day":
+        lo, hi = (first, first + timedelta(days=n)) if sign > 0 else (end - timedelta(days=n), end)
+        return _hit(m, *_days(lo, (hi - lo).days), "day", kind=kind) if lo >= first and hi <= end else None
+    if unit == "week":
+        last = _nth_week(first, end, -1) - timedelta(days=7 * (n - 1))
+        monday = _nth_week(first, end, 1) if sign > 0 else last
+        return _hit(m, *_days(monday, 7 * n), "day", kind="range")
+    months = (end.year - first.year) * 12 + end.month - first.month
+    if n >= months:
+        return None
+    lo = first if sign > 0 else _add_months(first, months - n)
+    return _hit(m, *_month(lo.year, lo.month, n), "month", kind=kind)

@@ -381,8 +381,78 @@ HOLIDAYS: dict[str, Callable[[int], date]] = {
     "christmas day": lambda y: date(y, 12, 25),
     "xmas": lambda y: date(y, 12, 25),
     "boxing day": lambda y: date(y, 12, 26),
+    "martin luther king day": lambda y: _nth_weekday(y, 1, 0, 3),
+    "mlk day": lambda y: _nth_weekday(y, 1, 0, 3),
+    "groundhog day": lambda y: date(y, 2, 2),
+    "presidents' day": lambda y: _nth_weekday(y, 2, 0, 3),
+    "presidents day": lambda y: _nth_weekday(y, 2, 0, 3),
+    "april fools' day": lambda y: date(y, 4, 1),
+    "april fools day": lambda y: date(y, 4, 1),
+    "anzac day": lambda y: date(y, 4, 25),
+    "international workers' day": lambda y: date(y, 5, 1),
+    "international workers day": lambda y: date(y, 5, 1),
+    "cinco de mayo": lambda y: date(y, 5, 5),
+    "juneteenth": lambda y: date(y, 6, 19),
+    "canada day": lambda y: date(y, 7, 1),
+    "bastille day": lambda y: date(y, 7, 14),
+    "columbus day": lambda y: _nth_weekday(y, 10, 0, 2),
+    "veterans day": lambda y: date(y, 11, 11),
+    "veterans' day": lambda y: date(y, 11, 11),
+    "remembrance day": lambda y: date(y, 11, 11),
+    "australia day": lambda y: date(y, 1, 26),
 }
 HOLIDAY = _alt(HOLIDAYS)
+
+#: Zones where a holiday falls on another day than in HOLIDAYS (which has the US dates).
+CANADA_PREFIXES = (
+    "America/Toronto",
+    "America/Vancouver",
+    "America/Edmonton",
+    "America/Winnipeg",
+    "America/Halifax",
+    "America/St_Johns",
+    "America/Regina",
+    "America/Montreal",
+    "America/Moncton",
+    "America/Whitehorse",
+    "America/Yellowknife",
+    "America/Iqaluit",
+    "America/Glace_Bay",
+    "America/Goose_Bay",
+    "Canada/",
+)
+UK_PREFIXES = ("Europe/London", "Europe/Dublin", "Europe/Belfast", "GB", "Eire")
+ANZ_PREFIXES = ("Australia/", "Pacific/Auckland", "Pacific/Chatham", "NZ")
+#: Where Good Friday and Easter Monday are both public holidays: "Easter weekend" runs Friday to Monday.
+EASTER_MONDAY_PREFIXES = ("Europe/", "Africa/", "Atlantic/", "GB", "Eire", *ANZ_PREFIXES)
+
+_LOCAL_HOLIDAYS: dict[str, tuple[tuple[tuple[str, ...], Callable[[int], date]], ...]] = {
+    "thanksgiving": ((CANADA_PREFIXES, lambda y: _nth_weekday(y, 10, 0, 2)),),
+    "mother's day": ((UK_PREFIXES, lambda y: _easter(y) - timedelta(days=21)),),  # Mothering Sunday
+    "father's day": ((ANZ_PREFIXES, lambda y: _nth_weekday(y, 9, 6, 1)),),
+}
+_LOCAL_HOLIDAYS["mothers day"] = _LOCAL_HOLIDAYS["mother's day"]
+_LOCAL_HOLIDAYS["fathers day"] = _LOCAL_HOLIDAYS["father's day"]
+
+
+def holiday(name: str, zone_key: str) -> Callable[[int], date]:
+    """The date rule of a named holiday for a sender in ``zone_key`` (US dates unless the zone differs)."""
+    for prefixes, fn in _LOCAL_HOLIDAYS.get(name, ()):
+        if zone_key.startswith(prefixes):
+            return fn
+    return HOLIDAYS[name]
+
+
+#: Holiday periods: (first day, days) for the occurrence around the holiday of ``year``.
+HOLIDAY_PERIODS: dict[str, Callable[[int], tuple[date, int]]] = {
+    # "the holidays", "Christmas break": Christmas Eve through New Year's Day, the days most
+    # workplaces and schools share (school breaks themselves vary by district).
+    "christmas": lambda y: (date(y, 12, 24), 9),
+    # "Easter break": Good Friday through Easter Monday.
+    "easter": lambda y: (_easter(y) - timedelta(days=2), 4),
+    # "Thanksgiving break": the Thursday through Sunday.
+    "thanksgiving": lambda y: (_nth_weekday(y, 11, 3, 4), 4),
+}
 
 
 def _tokens(phrases: object) -> frozenset[str]:

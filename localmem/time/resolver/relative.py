@@ -86,7 +86,7 @@ def _part_of_day(m: re.Match[str], d: date, part: str) -> _Hit:
 _COMPOUND_NOUN = re.compile(
     r"\s+(?:eggs?|bunny|tree|cards?|gifts?|presents?|lists?|lights|sweaters?|jumpers?|costumes?|candy|market|movies?"
     r"|songs?|carols?|spirit|decorations?|bags?|warriors?|editions?|rates?|pass|special|jobs?|shifts?|getaways?"
-    r"|ornaments?|dinner\s+menu)\b"
+    r"|ornaments?|dinner\s+menu|traditions?|magic|music|food|shopping|cookies?|vibes?|wishes|mood|classics?|films?)\b"
 )
 
 
@@ -94,7 +94,7 @@ _REL = r"(?P<mod>this\s+past|this\s+coming|this|current|last|next|past|coming|up
 
 
 @_rule(
-    rf"(?:{_REL}\s+)?(?P<wd>{lx.WEEKDAY_FULL}|(?:(?<=last\s)|(?<=next\s)|(?<=this\s)|(?<=on\s)|(?<=off\s)"
+    rf"(?:(?:the\s+)?{_REL}\s+)?(?P<wd>{lx.WEEKDAY_FULL}|(?:(?<=last\s)|(?<=next\s)|(?<=this\s)|(?<=on\s)|(?<=off\s)"
     rf"|(?<=by\s)|(?<=until\s)|(?<=till\s))(?:{lx.WEEKDAY})|{lx.WEEKDAY}(?=\s+{lx.PART_OF_DAY}))"
     rf"(?P<after>\s+after\s+next)?(?:\s+(?:in\s+the\s+)?(?P<part>{lx.PART_OF_DAY}))?",
     when=lx.WEEKDAY_WORDS,
@@ -109,6 +109,9 @@ def _weekday(m: re.Match[str], ctx: _Context) -> _Hit | None:
     week = _week_start(ctx.today)
     if mod == "this":
         d = week + timedelta(days=wd)
+    elif mod == "last" and ctx.today.weekday() >= 5:
+        # Said on a weekend, the week's days are over: "last Friday" is the one just gone.
+        d = ctx.weekday(wd, m.start(), "past")
     elif mod in ("last", "previous"):
         d = week - timedelta(days=7 - wd)
     elif mod in ("next", "following"):
@@ -280,8 +283,14 @@ def _amount(text: str) -> list[tuple[str, int | None, tuple[int, int] | None]]:
     return parts
 
 
-def _counted(m: re.Match[str], ctx: _Context, anchor: datetime, sign: int, text: str) -> _Hit | None:
-    """The moment ``text`` (an amount) away from ``anchor``, at the unit's precision."""
+def _counted(
+    m: re.Match[str], ctx: _Context, anchor: datetime, sign: int, text: str, calendar: bool = False
+) -> _Hit | None:
+    """The moment ``text`` (an amount) away from ``anchor``, at the unit's precision.
+
+    With ``calendar`` (a count back from now: "five years ago") the answer is the whole
+    calendar unit the arithmetic lands in (that year, that week), as people round a
+    recollection to the unit they count in; without it, the day the arithmetic gives."""
     parts = _amount(text)
     if not parts:
         return None
@@ -298,11 +307,26 @@ def _counted(m: re.Match[str], ctx: _Context, anchor: datetime, sign: int, text:
     at = anchor
     for unit_, count, _ in parts:
         at = _moved(at, unit_, sign * (count or 1), precision)
-    # An exact count lands on one day: "3 weeks ago" is that day, as arithmetic says.
+    if calendar and finest in _CALENDAR_UNIT:
+        hit = _calendar_unit(m, at.date(), _CALENDAR_UNIT[finest], 0)
+        hit.counted = True
+        return hit
+    # Otherwise an exact count lands on one day: "in 3 weeks" is that day, as arithmetic says.
     if precision in ("instant", "minute", "hour"):
         step = {"instant": timedelta(seconds=1), "minute": timedelta(minutes=1), "hour": timedelta(hours=1)}
         return _hit(m, at, at + step[precision], precision)
-    return _hit(m, *_days(at.date()), "day")
+    return _hit(m, *_days(at.date()), "day", counted=True)
+
+
+#: The calendar period a count back from now lands in, by its finest unit.
+_CALENDAR_UNIT = {
+    "week": "week",
+    "fortnight": "week",
+    "month": "month",
+    "quarter": "quarter",
+    "year": "year",
+    "decade": "decade",
+}
 
 
 def _moved(at: datetime, unit: str, n: float, precision: str) -> datetime:
@@ -322,6 +346,8 @@ def _ceil(at: datetime, precision: str) -> datetime:
 
 
 @_rule(
+    # not the tail of "the last 3 months and 2 days ago": that count belongs to "the last"
+    r"(?<!last\s)(?<!past\s)(?<!next\s)(?<!previous\s)"
     rf"{_DURATION}\s+(?P<dir>ago|back|earlier|before\s+now|later(?!\s+(?:this|today|in\s+the|that))|from\s+now"
     r"|from\s+today|hence)",
     when=("ago", "back", "earlier", "before", "later", "from", "hence"),
@@ -329,7 +355,7 @@ def _ceil(at: datetime, precision: str) -> datetime:
 def _ago(m: re.Match[str], ctx: _Context) -> _Hit | None:
     """3 days ago, a few weeks ago, 1 month and 21 days ago, two weeks from now, 3 weeks later."""
     sign = -1 if m["dir"] in ("ago", "back", "earlier", "before now") else 1
-    return _counted(m, ctx, ctx.now, sign, m.group())
+    return _counted(m, ctx, ctx.now, sign, m.group(), calendar=sign < 0)
 
 
 _HEDGE = r"(?:about|around|roughly|approximately|approx\.?|like|maybe|almost|nearly|circa|~)"
@@ -365,6 +391,11 @@ def _ago_about(m: re.Match[str], ctx: _Context) -> _Hit | None:
         hi = lx.number(m["q4"]) if m["q4"] else (lo * 1.5 if lo else None)
     else:
         n = lx.number(m["q"])
+        if n and unit in _CALENDAR_UNIT:  # "about 3 years ago": that year, hedged
+            hit = _counted(m, ctx, ctx.now, -1, f"{n} {unit}", calendar=True)
+            if hit is not None:
+                hit.vague = True
+            return hit
         lo, hi = (n * 0.7, n * 1.3) if n else (None, None)
     if not lo or not hi or hi <= lo:
         return None
@@ -481,10 +512,13 @@ def _earlier_later(m: re.Match[str], ctx: _Context) -> _Hit | None:
     assert whole.start is not None and whole.end is not None
     if m["mod"] == "earlier":
         whole.end = _midnight(t)
-    elif m["unit"] == "year" and t.month < 7:
-        whole.start = _midnight(date(t.year, 7, 1))
-    else:
-        whole.start = _midnight(t + _DAY) if m["unit"] == "week" else _midnight(t)
+    else:  # "later": the second half of the unit (from Thursday, the 16th, July), or from today once in it
+        half = {
+            "week": _week_start(t) + timedelta(days=3),
+            "month": t.replace(day=16),
+            "year": date(t.year, 7, 1),
+        }
+        whole.start = _midnight(max(half[m["unit"]], t))
     if whole.end is not None and whole.start is not None and whole.end <= whole.start:
         return None
     return whole
@@ -555,10 +589,91 @@ def _to_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
     return _hit(m, _midnight(first), _midnight(t + _DAY), "day", kind="range")
 
 
-@_rule(r"(?P<w>now|right\s+now|the\s+present|current\s+date|present)", when=("now", "present", "current"))
+@_rule(
+    r"(?P<since>from\s+now\s+on)|(?P<until>(?:up\s+until|until|till|til)\s+now)|(?P<w>(?:right\s+|just\s+)?now|at\s+the\s+moment|at\s+present|currently|presently|as\s+we\s+speak"
+    r"|(?P<wide>these\s+days|nowadays)|(?P<end>the\s+present|current\s+date|present))",
+    when=("now", "present", "current", "currently", "presently", "moment", "days", "nowadays", "speak"),
+)
 def _now(m: re.Match[str], ctx: _Context) -> _Hit | None:
-    """now, only as the end of a range ("between Jan 22 and now")."""
-    return _hit(m, ctx.now, ctx.now, "instant", standalone=False)
+    """now, currently, at the moment: the day it was said; these days, nowadays: the weeks
+    around it, vague. "the present" only ends a range ("between Jan 22 and the present")."""
+    if m["since"]:
+        return _hit(m, _midnight(ctx.today), None, "day", kind="since")
+    if m["until"]:
+        return _hit(m, None, ctx.now, "day", kind="until")
+    if m["end"]:
+        return _hit(m, *_days(ctx.today), "day", standalone=False, present=True)
+    before = _NOT_NOW_BEFORE.search(ctx.text, max(0, m.start() - 8), m.start())
+    if before or _NOT_NOW.match(ctx.text, m.end()):
+        return None  # "now and then", "now that you ask", "every now and again"
+    if m["wide"]:
+        start = _midnight(_add_months(ctx.today, -1))
+        return _hit(m, start, _midnight(ctx.today + _DAY), "month", vague=True, present=True)
+    return _hit(m, *_days(ctx.today), "day", present=True)
+
+
+_NOT_NOW = re.compile(r"\s+(?:and\s+(?:then|again)|that)\b")
+
+
+_NOT_NOW_BEFORE = re.compile(r"\b(?:every|by)\s+$")
 
 
 # -- ranges with a shared month: "June 3-5", "from 4 to 22 January", "between 3 and 12 of Sept" ------
+
+
+@_rule(
+    rf"in\s+(?P<q0>{lx.QUANTITY})\s+weekends?"
+    rf"|(?P<q>{lx.QUANTITY})\s+weekends?\s+(?P<dir>ago|back|earlier|later|from\s+now|hence)",
+    when=("weekend", "weekends"),
+)
+def _weekends_away(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """two weekends ago, two weekends later, in two weekends: weekends counted one by one
+    from today, so "one weekend ago" is the last one gone and "in one weekend" the first
+    one to come (this week's, on a weekday)."""
+    q = " ".join((m["q0"] or m["q"]).split())
+    sign = -1 if m["dir"] in ("ago", "back", "earlier") else 1
+    # Weekends are counted in calendar weeks; the weekend of this week is the first to come
+    # on a weekday, but already under way on Saturday and Sunday.
+    first = 0 if sign > 0 and ctx.today.weekday() < 5 else sign
+
+    def step(k: int) -> int:
+        return first + sign * (k - 1)
+
+    n = lx.number(q)
+    if n is not None:
+        return _calendar_unit(m, ctx.today, "weekend", step(n)) if n > 0 else None
+    lo, hi = next(r for w, r in lx.VAGUE_QUANTITIES.items() if w in q)
+    near = _calendar_unit(m, ctx.today, "weekend", step(lo))
+    far = _calendar_unit(m, ctx.today, "weekend", step(hi))
+    assert near.start is not None and far.start is not None and near.end is not None and far.end is not None
+    start, end = (far.start, near.end) if sign < 0 else (near.start, far.end)
+    return _hit(m, start, end, "week", vague=True)
+
+
+@_rule(
+    rf"(?P<q>{lx.QUANTITY})\s+(?P<wd>{lx.WEEKDAY_FULL})s?\s+"
+    r"(?P<dir>ago|back|earlier|later|from\s+now|from\s+today|hence)",
+    when=tuple(w + "s" for w in lx.WEEKDAY_WORDS) + tuple(lx.WEEKDAY_WORDS),
+)
+def _weekdays_away(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """two Sundays from now, three Fridays ago: that weekday counted one by one from today."""
+    n = lx.number(" ".join(m["q"].split()))
+    if not n:
+        return None  # "a few Fridays ago": no one day
+    wd = lx.WEEKDAYS[m["wd"]]
+    if m["dir"] in ("ago", "back", "earlier"):
+        d = ctx.weekday(wd, m.start(), "past") - timedelta(days=7 * (n - 1))
+    else:
+        d = ctx.weekday(wd, m.start(), "future") + timedelta(days=7 * (n - 1))
+    return _hit(m, *_days(d), "day")
+
+
+@_rule(
+    r"for\s+the\s+(?P<unit>day|week|month|year)(?=\s*(?:[.,!?;)]|$|\s+(?:and|but|so|too|though|anyway)\b))",
+    when=("day", "week", "month", "year"),
+)
+def _for_the_unit(m: re.Match[str], ctx: _Context) -> _Hit | None:
+    """I'm done for the day, away for the month: the one under way (not "for the day we met")."""
+    if m["unit"] == "day":
+        return _hit(m, *_days(ctx.today), "day")
+    return _calendar_unit(m, ctx.today, m["unit"], 0)

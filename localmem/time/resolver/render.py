@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -25,8 +26,21 @@ def _last(end: datetime, precision: str) -> datetime:
     )
 
 
+#: Words for the present: rewritten with the date they stand for, the word kept.
+_PRESENT = re.compile(
+    r"(?:right\s+|just\s+)?now|at\s+the\s+moment|at\s+present|currently|presently|as\s+we\s+speak"
+    r"|(?P<wide>these\s+days|nowadays)",
+    re.IGNORECASE,
+)
+
+
 def _render(m: TimeMention) -> str:
     p = m.precision
+    if m.kind == "point" and re.fullmatch(r"\d{4}", m.phrase):
+        return m.phrase  # "a 2010 trip", "it was 2020": the year already says it
+    if m.kind == "point" and m.start is not None and (w := _PRESENT.fullmatch(m.phrase)):
+        said = m.end - timedelta(days=1) if m.end else m.start
+        return f"{m.phrase} ({'around ' if w['wide'] else ''}{said:%Y-%m-%d})"
     if m.kind == "since" and m.start is not None:
         return f"since {_fmt(m.start, p)}"
     if m.kind == "until" and m.end is not None:
@@ -65,4 +79,6 @@ def _render(m: TimeMention) -> str:
     if p == "decade" and s.year % 10 == 0 and last.year == s.year + 9:
         return f"in the {s:%Y}s"
     shown = "day" if p in ("week", "weekend") else p
+    if _fmt(s, shown) == _fmt(last, shown):  # "later this year": part of one year, so its days
+        shown = "day"
     return f"between {_fmt(s, shown)} and {_fmt(last, shown)}"

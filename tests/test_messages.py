@@ -235,3 +235,13 @@ def test_bad_json_in_a_batch_is_refused_before_the_write_and_the_batch_goes_on(s
             store.add(SAM_10K, user_id="sam", observed_at=SENT_10K, resolve="yes")  # type: ignore[arg-type]  # deliberately wrong
         store.add(SAM_10K, user_id="sam", observed_at=SENT_10K, tz="UTC")
     assert store.info().revisions == 1
+
+
+def test_a_phrase_that_names_a_time_wins_over_one_that_only_says_now(store: localmem.Store) -> None:
+    """"Now I run daily; I started last week": the habit began last week, not on the day it was said."""
+    rev = store.add("Now I run daily; I started last week", user_id="sam",
+                    observed_at="2025-06-18T08:00:00Z", tz="UTC")
+    assert (rev.valid_from.isoformat(), rev.precision) == ("2025-06-09T00:00:00+00:00", "week")
+    alone = store.add("I am currently training for a half", user_id="sam",
+                      observed_at="2025-06-18T08:00:00Z", tz="UTC")
+    assert alone.valid_source == "resolved" and alone.valid_from.isoformat().startswith("2025-06-18")

@@ -58,18 +58,21 @@ def read_times(
 ) -> tuple[str, Any, tuple[int, int | None, str] | None]:
     """Resolve the time phrases in ``text`` said at ``observed``: (stored text, source, valid time).
 
-    The valid time comes from the first definite phrase (a vague one only when
-    there is nothing else); every phrase is rewritten in absolute dates, and
-    the message as said is kept in the source. For a ``state`` (a keyed fact,
-    or one that supersedes another: "moved to Berlin on Sept 1") the phrase
-    says when it began, so the valid time stays open.
+    The valid time comes from the first definite phrase that names a time of its
+    own (a vague one, or one that only says "now", only when there is nothing
+    else); every phrase is rewritten in absolute dates, and the message as said
+    is kept in the source. For a ``state`` (a keyed fact, or one that supersedes
+    another: "moved to Berlin on Sept 1") the phrase says when it began, so the
+    valid time stays open.
     """
     if not resolve:
         return text, source, None
     mentions = find_times(text, sent_at=from_micros(observed), tz=z)
     if not mentions:
         return text, source, None
-    chosen = next((m for m in mentions if not m.vague), mentions[0])
+    # A definite phrase over a vague one, and a phrase that names a time over one that only names
+    # the present ("Now I run daily; I started last week" began last week).
+    chosen = min(mentions, key=lambda m: (m.vague, m.present))
     start = observed if chosen.start is None else to_micros(chosen.start)
     end = None if chosen.end is None or (state and chosen.kind != "range") else to_micros(chosen.end)
     if end is not None and end <= start:  # "until 09:00" said at 10:00

@@ -119,54 +119,19 @@ they would add is the standard library's (``datetime``, ``zoneinfo``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from zoneinfo import ZoneInfo
 
 from ...errors import InvalidInputError, NaiveDatetimeError
 from ..clock import UTC_ZONE, zone
-from . import dates, holidays, relative  # noqa: F401  (registers their rules)
-from .combine import _combine, _scan, candidate_rules
-from .context import _Context
-from .render import _render
+from . import dates, holidays, relative, spans  # noqa: F401  (registers their rules)
+from .combine import candidate_rules, combine_hits, scan
+from .context import Context
+from .mention import TimeMention
 
 __all__ = ["TimeMention", "find_times", "rewrite", "DATE_ORDERS"]
 
 DATE_ORDERS = ("MDY", "DMY")
-
-
-@dataclass(frozen=True, slots=True)
-class TimeMention:
-    """One time phrase found in a message, resolved to a local interval.
-
-    ``start``/``end`` are aware datetimes in the sender's zone; the interval is
-    half-open. ``start is None`` for "until X" (no start said), ``end is None``
-    for "since X" (still going). ``kind`` is ``point`` (one period: a day, a
-    weekend, "3 weeks ago"), ``range`` ("from X to Y", "the past 3 days"),
-    ``since`` or ``until``.
-    """
-
-    phrase: str
-    span: tuple[int, int]
-    start: datetime | None
-    end: datetime | None
-    precision: str
-    kind: str = "point"
-    vague: bool = False
-
-    @property
-    def open_start(self) -> bool:
-        """No start was said ("until Friday")."""
-        return self.start is None
-
-    @property
-    def open_end(self) -> bool:
-        """No end was said ("since January")."""
-        return self.end is None
-
-    def render(self) -> str:
-        """The phrase rewritten in absolute dates ("on the weekend of 2025-06-14 to 2025-06-15")."""
-        return _render(self)
 
 
 def _fold_case(text: str) -> str:
@@ -217,9 +182,9 @@ def find_times(
     rules = candidate_rules(low)
     if not rules:  # no word in the message could start a time phrase
         return []
-    ctx = _Context(low, sent_at.astimezone(z).replace(tzinfo=None), z, date_order)
+    ctx = Context(low, sent_at.astimezone(z).replace(tzinfo=None), z, date_order)
     mentions = []
-    for h in _combine(ctx, _scan(ctx, rules)):
+    for h in combine_hits(ctx, scan(ctx, rules)):
         if not h.standalone:
             continue
         try:

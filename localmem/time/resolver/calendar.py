@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timedelta
 
-from .context import _Hit, _hit
+from .context import Hit, make_hit
 
-_DAY = timedelta(days=1)
+ONE_DAY = timedelta(days=1)
 
 
-_RANK = {
+RANK = {
     p: i
     for i, p in enumerate(
         (
@@ -31,86 +31,87 @@ _RANK = {
 }
 
 
-def _midnight(d: date) -> datetime:
+def midnight(d: date) -> datetime:
     # Naive on purpose: rules compute on the sender's wall clock; zones are attached at the end.
     return datetime(d.year, d.month, d.day)  # noqa: DTZ001
 
 
-def _days(d: date, n: int = 1) -> tuple[datetime, datetime]:
-    return _midnight(d), _midnight(d + timedelta(days=n))
+def day_span(d: date, n: int = 1) -> tuple[datetime, datetime]:
+    return midnight(d), midnight(d + timedelta(days=n))
 
 
-def _add_months(d: date, n: int) -> date:
+def add_months(d: date, n: int) -> date:
     y, m = divmod(d.year * 12 + d.month - 1 + n, 12)
-    last = (date(y + (m == 11), (m + 1) % 12 + 1, 1) - _DAY).day
+    last = (date(y + (m == 11), (m + 1) % 12 + 1, 1) - ONE_DAY).day
     return date(y, m + 1, min(d.day, last))
 
 
-def _month(y: int, m: int, n: int = 1) -> tuple[datetime, datetime]:
+def month_span(y: int, m: int, n: int = 1) -> tuple[datetime, datetime]:
     first = date(y, m, 1)
-    return _midnight(first), _midnight(_add_months(first, n))
+    return midnight(first), midnight(add_months(first, n))
 
 
-def _week_start(d: date) -> date:
+def week_start(d: date) -> date:
     return d - timedelta(days=d.weekday())
 
 
-def _weekend(week_monday: date) -> tuple[datetime, datetime]:
-    return _days(week_monday + timedelta(days=5), 2)
+def weekend_span(week_monday: date) -> tuple[datetime, datetime]:
+    return day_span(week_monday + timedelta(days=5), 2)
 
 
-def _shift(d: date, unit: str, n: float) -> date:
+def shift_date(d: date, unit: str, n: float) -> date:
     if unit in ("day",):
         return d + timedelta(days=round(n))
     if unit in ("week", "fortnight"):
         return d + timedelta(days=round(n * (14 if unit == "fortnight" else 7)))
     months = {"month": 1, "quarter": 3, "year": 12, "decade": 120}[unit]
-    return _add_months(d, round(n * months))
+    return add_months(d, round(n * months))
 
 
-def _nth_week(first: date, end: date, n: int) -> date:
+def nth_week(first: date, end: date, n: int) -> date:
     """Monday of the n-th (or last, n=-1) Monday-Sunday week whose Thursday is in [first, end)."""
-    monday = _week_start(first)
+    monday = week_start(first)
     if monday + timedelta(days=3) < first:
         monday += timedelta(days=7)
     if n > 0:
         return monday + timedelta(days=7 * (n - 1))
-    last = _week_start(end - _DAY)
+    last = week_start(end - ONE_DAY)
     if last + timedelta(days=3) >= end:
         last -= timedelta(days=7)
     return last + timedelta(days=7 * (n + 1))
 
 
-def _part(m: re.Match[str], start: datetime, end: datetime, mod: str, precision: str, **kw: object) -> _Hit:
+def part_of(m: re.Match[str], start: datetime, end: datetime, mod: str, precision: str, **kw: object) -> Hit:
     days = (end - start).days
     third = round(days / 3) if days > 14 else max(days // 3, 1)
     if mod.startswith("early") or "beginning" in mod or "start" in mod:
-        return _hit(m, start, start + timedelta(days=third), precision, **kw)
+        return make_hit(m, start, start + timedelta(days=third), precision, **kw)
     if mod.startswith("mid") or "middle" in mod:
-        return _hit(m, start + timedelta(days=third), end - timedelta(days=days - 2 * third), precision, **kw)
-    return _hit(m, end - timedelta(days=days - 2 * third), end, precision, **kw)
+        return make_hit(m, start + timedelta(days=third), end - timedelta(days=days - 2 * third), precision,
+                        **kw)
+    return make_hit(m, end - timedelta(days=days - 2 * third), end, precision, **kw)
 
 
-def _calendar_unit(m: re.Match[str], t: date, unit: str, step: int, count: int = 1) -> _Hit:
+def calendar_unit(m: re.Match[str], t: date, unit: str, step: int, count: int = 1) -> Hit:
     if unit == "week":
-        monday = _week_start(t) + timedelta(days=7 * step)
-        return _hit(m, *_days(monday, 7 * count), "week")
+        monday = week_start(t) + timedelta(days=7 * step)
+        return make_hit(m, *day_span(monday, 7 * count), "week")
     if unit == "weekend":
-        return _hit(m, *_weekend(_week_start(t) + timedelta(days=7 * step)), "weekend")
+        return make_hit(m, *weekend_span(week_start(t) + timedelta(days=7 * step)), "weekend")
     if unit == "month":
-        first = _add_months(t.replace(day=1), step)
-        return _hit(m, *_month(first.year, first.month, count), "month")
+        first = add_months(t.replace(day=1), step)
+        return make_hit(m, *month_span(first.year, first.month, count), "month")
     if unit == "quarter":
-        first = _add_months(date(t.year, (t.month - 1) // 3 * 3 + 1, 1), 3 * step)
-        return _hit(m, *_month(first.year, first.month, 3 * count), "month")
+        first = add_months(date(t.year, (t.month - 1) // 3 * 3 + 1, 1), 3 * step)
+        return make_hit(m, *month_span(first.year, first.month, 3 * count), "month")
     if unit == "decade":
         y = t.year // 10 * 10 + 10 * step
-        return _hit(m, _midnight(date(y, 1, 1)), _midnight(date(y + 10 * count, 1, 1)), "decade")
+        return make_hit(m, midnight(date(y, 1, 1)), midnight(date(y + 10 * count, 1, 1)), "decade")
     y = t.year + step
-    return _hit(m, _midnight(date(y, 1, 1)), _midnight(date(y + count, 1, 1)), "year")
+    return make_hit(m, midnight(date(y, 1, 1)), midnight(date(y + count, 1, 1)), "year")
 
 
-def _years_later(at: datetime, n: int) -> datetime:
+def years_later(at: datetime, n: int) -> datetime:
     try:
         return at.replace(year=at.year + n)
     except ValueError:  # 29 February

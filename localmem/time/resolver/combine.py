@@ -7,21 +7,21 @@ import re
 from datetime import date, timedelta
 
 from . import lexicon as lx
-from .calendar import _DAY, _RANK, _add_months, _days, _midnight, _month, _week_start, _years_later
-from .context import _Context, _Hit, _Rule, rules_for
-from .relative import _CLOCK, _DURATION, _clock_parts, _counted
+from .calendar import ONE_DAY, RANK, add_months, day_span, midnight, month_span, week_start, years_later
+from .context import Context, Hit, Rule, rules_for
+from .relative import CLOCK, DURATION, clock_parts, counted_offset
 
 _WORD = re.compile(r"[a-z]+")
 _DIGIT = re.compile(r"\d")
 
 
-def candidate_rules(text: str) -> list[_Rule]:
+def candidate_rules(text: str) -> list[Rule]:
     """The rules worth running on ``text`` (lower-cased): those its words or digits can wake."""
     return rules_for(set(_WORD.findall(text)), _DIGIT.search(text) is not None)
 
 
-def _scan(ctx: _Context, rules: list[_Rule]) -> list[_Hit]:
-    found: list[_Hit] = []
+def scan(ctx: Context, rules: list[Rule]) -> list[Hit]:
+    found: list[Hit] = []
     for rule in rules:
         pattern, handler = rule.pattern, rule.handler
         for m in pattern.finditer(ctx.text):
@@ -35,7 +35,7 @@ def _scan(ctx: _Context, rules: list[_Rule]) -> list[_Hit]:
     # Longest first; a phrase is kept when it overlaps none kept so far. The kept ones are
     # disjoint, so their starts (sorted) find the only two neighbours that could overlap.
     starts: list[int] = []
-    taken: list[_Hit] = []
+    taken: list[Hit] = []
     for hit in found:
         i = bisect.bisect_right(starts, hit.lo)
         if i > 0 and taken[i - 1].hi > hit.lo:
@@ -73,7 +73,7 @@ _WEEK_OF = re.compile(
 
 
 _SPAN_FROM = re.compile(
-    rf"\b(?:(?P<for>for)\s+)?{_DURATION}\s*,?\s+(?P<how>from|starting|beginning|as\s+of)(?:\s+(?:from|on))?\s+$"
+    rf"\b(?:(?P<for>for)\s+)?{DURATION}\s*,?\s+(?P<how>from|starting|beginning|as\s+of)(?:\s+(?:from|on))?\s+$"
 )
 
 
@@ -87,13 +87,13 @@ _UNIT_AROUND = re.compile(
 )
 
 
-_COUNT_AROUND = re.compile(rf"\b{_DURATION}\s+(?P<dir>before|after|from|since|prior\s+to)\s+{_EVENT}$")
+_COUNT_AROUND = re.compile(rf"\b{DURATION}\s+(?P<dir>before|after|from|since|prior\s+to)\s+{_EVENT}$")
 
 
 _PART_AFTER = re.compile(rf"\s+(?:in\s+the\s+)?(?P<part>{lx.PART_OF_DAY})\b")
 
 
-_CLOCK_AFTER = re.compile(rf"\s*(?:,\s*)?(?:at\s+|around\s+|@\s*)?{_CLOCK}")
+_CLOCK_AFTER = re.compile(rf"\s*(?:,\s*)?(?:at\s+|around\s+|@\s*)?{CLOCK}")
 
 
 _BARE_HOUR_AFTER = re.compile(
@@ -102,21 +102,21 @@ _BARE_HOUR_AFTER = re.compile(
 )
 
 
-def _at_clock(h: _Hit, hour: int, minute: int, precision: str, hi: int) -> None:
+def _at_clock(h: Hit, hour: int, minute: int, precision: str, hi: int) -> None:
     """Narrow a day's phrase to a clock time on it (``hour`` may run past 24 into the next day)."""
     assert h.start is not None
-    h.start = _midnight(h.start.date()) + timedelta(hours=hour, minutes=minute)
+    h.start = midnight(h.start.date()) + timedelta(hours=hour, minutes=minute)
     h.end = h.start + (timedelta(hours=1) if precision == "hour" else timedelta(minutes=1))
     h.precision, h.hi = precision, hi
 
 
-_CLOCK_BEFORE = re.compile(rf"\b(?:at\s+|around\s+)?{_CLOCK}\s*(?:,\s*)?(?:on\s+)?$")
+_CLOCK_BEFORE = re.compile(rf"\b(?:at\s+|around\s+)?{CLOCK}\s*(?:,\s*)?(?:on\s+)?$")
 
 
-def _combine(ctx: _Context, hits: list[_Hit]) -> list[_Hit]:
+def combine_hits(ctx: Context, hits: list[Hit]) -> list[Hit]:
     """Join atoms into ranges, since/until, offsets and times of day."""
     text = ctx.text
-    out: list[_Hit] = []
+    out: list[Hit] = []
     i = 0
     while i < len(hits):
         a = hits[i]
@@ -149,7 +149,7 @@ def _combine(ctx: _Context, hits: list[_Hit]) -> list[_Hit]:
         out.append(a)
         i += 1
     out = _weekdays_in_week(text, out)
-    kept: list[_Hit] = []
+    kept: list[Hit] = []
     for h in out:
         before = (h.lo, h.hi, h.start, h.end, h.precision, h.kind, h.vague)
         try:
@@ -175,7 +175,7 @@ def _combine(ctx: _Context, hits: list[_Hit]) -> list[_Hit]:
 _OFFSET_WEEKDAY_GAP = re.compile(r"\s*,?\s*")
 
 
-def _weekday_of_offset(ctx: _Context, a: _Hit, b: _Hit) -> bool:
+def _weekday_of_offset(ctx: Context, a: Hit, b: Hit) -> bool:
     """ "Monday two weeks from now", "3 weeks after Christmas on Friday": that weekday in the week the
     count lands in. Folds ``a`` into ``b`` (True) when one is a weekday and the other a count."""
     count, day = (b, a) if a.weekday else (a, b)
@@ -185,7 +185,7 @@ def _weekday_of_offset(ctx: _Context, a: _Hit, b: _Hit) -> bool:
         return False
     if "," in ctx.text[a.hi : b.lo] and count.start < ctx.now:
         return False  # "I ran on Monday, two weeks ago I swam": two phrases
-    b.start, b.end = _days(_week_start(count.start.date()) + timedelta(days=day.start.weekday()))
+    b.start, b.end = day_span(week_start(count.start.date()) + timedelta(days=day.start.weekday()))
     b.precision, b.kind, b.lo, b.weekday, b.counted = "day", "point", a.lo, False, False
     return True
 
@@ -193,7 +193,7 @@ def _weekday_of_offset(ctx: _Context, a: _Hit, b: _Hit) -> bool:
 _WEEK_THEN_WEEKDAY = re.compile(r"\s*(?:[:–-]\s*)?(?:on\s+)?")
 
 
-def _calendar_week(h: _Hit) -> bool:
+def _calendar_week(h: Hit) -> bool:
     return (
         h.kind == "point"
         and h.precision == "week"
@@ -204,9 +204,9 @@ def _calendar_week(h: _Hit) -> bool:
     )
 
 
-def _weekdays_in_week(text: str, hits: list[_Hit]) -> list[_Hit]:
+def _weekdays_in_week(text: str, hits: list[Hit]) -> list[Hit]:
     """A week then weekdays in it: "next week between Wednesday and Friday", "last week - Monday"."""
-    out: list[_Hit] = []
+    out: list[Hit] = []
     for h in hits:
         w = out[-1] if out else None
         if (
@@ -218,7 +218,7 @@ def _weekdays_in_week(text: str, hits: list[_Hit]) -> list[_Hit]:
             and _WEEK_THEN_WEEKDAY.fullmatch(text, w.hi, h.lo)
         ):
             assert w.start is not None
-            shift = w.start.date() - _week_start(h.start.date())
+            shift = w.start.date() - week_start(h.start.date())
             h.start, h.end, h.lo = h.start + shift, h.end + shift, w.lo
             h.weekday = h.weekdays = False
             out[-1] = h
@@ -227,7 +227,7 @@ def _weekdays_in_week(text: str, hits: list[_Hit]) -> list[_Hit]:
     return out
 
 
-def _range(ctx: _Context, a: _Hit, b: _Hit) -> bool:
+def _range(ctx: Context, a: Hit, b: Hit) -> bool:
     """Make ``a`` the range from ``a`` through ``b``; False when they do not form one."""
     if a.start is None or b.end is None or b.start is None or a.kind != "point" or b.kind != "point":
         return False
@@ -241,29 +241,29 @@ def _range(ctx: _Context, a: _Hit, b: _Hit) -> bool:
     if a.yearless and b.yearless and a.precision == b.precision and a.precision in ("day", "month"):
         # Each end's year was picked alone; put the second in the year that follows the first...
         lag = a.start.year - b.start.year
-        b.start, b.end = _years_later(b.start, lag), _years_later(b.end, lag)
+        b.start, b.end = years_later(b.start, lag), years_later(b.end, lag)
         if b.end <= a.start:
-            b.start, b.end = _years_later(b.start, 1), _years_later(b.end, 1)
+            b.start, b.end = years_later(b.start, 1), years_later(b.end, 1)
         for shift in (-1, 0, 1):  # ... and a range that contains today is the one meant
-            s, e = _years_later(a.start, shift), _years_later(b.end, shift)
+            s, e = years_later(a.start, shift), years_later(b.end, shift)
             if s <= ctx.now < e:
-                a.start, b.start, b.end = s, _years_later(b.start, shift), e
+                a.start, b.start, b.end = s, years_later(b.start, shift), e
                 break
     if b.weekday and b.start < a.start:
         weeks = (a.start - b.start).days // 7 + 1
         b.start, b.end = b.start + timedelta(weeks=weeks), b.end + timedelta(weeks=weeks)
     if b.yearless and b.start < a.start:
-        b.start, b.end = _years_later(b.start, 1), _years_later(b.end, 1)
+        b.start, b.end = years_later(b.start, 1), years_later(b.end, 1)
     elif a.yearless and not b.yearless and a.start.year != b.start.year and a.precision in ("day", "month"):
-        a.start, a.end = _years_later(a.start, b.start.year - a.start.year), None
+        a.start, a.end = years_later(a.start, b.start.year - a.start.year), None
         if a.start > b.start:
-            a.start = _years_later(a.start, -1)
+            a.start = years_later(a.start, -1)
     if b.end <= a.start:
         return False
     end = ctx.now if b.present else b.end
     if end <= a.start:
         return False
-    a.precision = a.precision if b.present else min(a.precision, b.precision, key=_RANK.__getitem__)
+    a.precision = a.precision if b.present else min(a.precision, b.precision, key=RANK.__getitem__)
     a.present = False
     a.weekdays = a.weekday and b.weekday
     a.hi, a.end, a.kind, a.standalone = b.hi, end, "range", True
@@ -271,7 +271,7 @@ def _range(ctx: _Context, a: _Hit, b: _Hit) -> bool:
     return True
 
 
-def _refine(ctx: _Context, h: _Hit) -> None:
+def _refine(ctx: Context, h: Hit) -> None:
     """Leading and trailing words that change an atom: since, until, the day after, 3 weeks before, at 7pm."""
     text = ctx.text
     window = max(0, h.lo - 40)
@@ -281,7 +281,7 @@ def _refine(ctx: _Context, h: _Hit) -> None:
         return any(w in before for w in words)
 
     if h.kind == "point" and h.start is not None and h.end is not None:
-        if h.precision == "day" and h.end - h.start == _DAY:
+        if h.precision == "day" and h.end - h.start == ONE_DAY:
             m = _PART_AFTER.match(text, h.hi)
             if m:
                 lo, hi = lx.PARTS_OF_DAY[m["part"]]
@@ -295,7 +295,7 @@ def _refine(ctx: _Context, h: _Hit) -> None:
                     else None
                 )
                 if m or mb:
-                    hour, minute, precision = _clock_parts(m or mb)  # type: ignore[arg-type]
+                    hour, minute, precision = clock_parts(m or mb)  # type: ignore[arg-type]
                     h.start = h.start + timedelta(hours=hour, minutes=minute)
                     h.end = h.start + (timedelta(hours=1) if precision == "hour" else timedelta(minutes=1))
                     h.precision = precision
@@ -307,14 +307,14 @@ def _refine(ctx: _Context, h: _Hit) -> None:
                     # "tomorrow at 8": 1-6 is afternoon, 7-11 morning, as appointments go
                     hour = int(mh["bh"]) % 12 + (12 if 1 <= int(mh["bh"]) <= 6 else 0)
                     _at_clock(h, hour, int(mh["bm"] or 0), "minute" if mh["bm"] else "hour", mh.end())
-        if h.precision == "part_of_day" and (h.end - h.start) <= _DAY:
+        if h.precision == "part_of_day" and (h.end - h.start) <= ONE_DAY:
             m = _CLOCK_AFTER.match(text, h.hi)
             mh = None if m else _BARE_HOUR_AFTER.match(text, h.hi)
             if m or mh:  # "tonight at 8", "tomorrow morning at 9:30": the hour inside that part
-                hour, minute, precision = _clock_parts(m) if m else (
+                hour, minute, precision = clock_parts(m) if m else (
                     int(mh["bh"]) % 12, int(mh["bm"] or 0), "minute" if mh["bm"] else "hour"  # type: ignore[index]
                 )
-                day = _midnight(h.start.date())
+                day = midnight(h.start.date())
                 offsets = (0, 24) if m and m["ap"] else (0, 12, 24, 36)
                 for cand in (hour + k for k in offsets):
                     at = day + timedelta(hours=cand, minutes=minute)
@@ -328,14 +328,14 @@ def _refine(ctx: _Context, h: _Hit) -> None:
                 h.end, h.kind, h.lo = h.start + timedelta(days=7), "range", m.start()
                 return
             # "the week of April 10th", "w/c Feb 4": the Monday-Sunday week holding the day
-            h.start, h.end = _days(_week_start(h.start.date()), 7)
+            h.start, h.end = day_span(week_start(h.start.date()), 7)
             h.precision, h.lo = "week", m.start()
             return
         m = _SPAN_FROM.search(text, window, h.lo) if near("from", "starting", "beginning", "as of") else None
         if m and (m["for"] or m["how"] != "from"):
-            moved = _counted(m, ctx, h.start, 1, m.group())
+            moved = counted_offset(m, ctx, h.start, 1, m.group())
             if moved is not None and moved.start is not None:
-                h.end, h.kind, h.lo = _midnight(moved.start.date()), "range", m.start()
+                h.end, h.kind, h.lo = midnight(moved.start.date()), "range", m.start()
                 h.precision = "day"
                 return
         m = (
@@ -343,24 +343,24 @@ def _refine(ctx: _Context, h: _Hit) -> None:
             if near("before", "after", "from", "since", "prior")
             else None
         )
-        if m and _RANK[h.precision] > _RANK["day"]:
+        if m and RANK[h.precision] > RANK["day"]:
             # "a year after 2019" moves the whole period; "two days after June" says nothing finer.
             sign = -1 if m["dir"] in ("before", "prior to") else 1
-            moved = _counted(m, ctx, h.start, sign, m.group())
-            moved_end = _counted(m, ctx, h.end, sign, m.group())
+            moved = counted_offset(m, ctx, h.start, sign, m.group())
+            moved_end = counted_offset(m, ctx, h.end, sign, m.group())
             if (
                 moved is not None
                 and moved_end is not None
                 and not moved.vague
-                and _RANK[moved.precision if moved.precision != "day" else _unit_precision(m)]
-                >= _RANK[h.precision]
+                and RANK[moved.precision if moved.precision != "day" else _unit_precision(m)]
+                >= RANK[h.precision]
             ):
                 h.start, h.end, h.lo = moved.start, moved_end.start, m.start()
                 return
             m = None
         if m:
             sign = -1 if m["dir"] in ("before", "prior to") else 1
-            moved = _counted(m, ctx, h.start, sign, m.group())
+            moved = counted_offset(m, ctx, h.start, sign, m.group())
             if moved is not None:
                 h.start, h.end, h.precision, h.vague = moved.start, moved.end, moved.precision, moved.vague
                 h.lo, h.counted = m.start(), True
@@ -378,7 +378,7 @@ def _refine(ctx: _Context, h: _Hit) -> None:
         )
         if m and h.standalone and not h.present:  # "what are you up to now?"
             if ctx.tense(h.lo) != "past":  # "I'm off until Oct 5" in December: next October
-                while h.start < _midnight(ctx.today) and _move(h, 1):
+                while h.start < midnight(ctx.today) and _move(h, 1):
                     pass
             inclusive = m["w"] in ("through", "thru", "by")
             h.end = h.end if inclusive else h.start
@@ -402,7 +402,7 @@ def _refine(ctx: _Context, h: _Hit) -> None:
         h.lo = m.start()
 
 
-def _same_weekday(ctx: _Context, h: _Hit, wd: int) -> None:
+def _same_weekday(ctx: Context, h: Hit, wd: int) -> None:
     """Move a year-less day to the year, nearest today, in which it falls on weekday ``wd``."""
     assert h.start is not None
     d = h.start.date()
@@ -415,16 +415,16 @@ def _same_weekday(ctx: _Context, h: _Hit, wd: int) -> None:
         if moved.weekday() == wd and abs((moved - ctx.today).days) <= 183:
             options.append(moved)
     if len(options) == 1:  # only a weekday that picks one date within half a year of today
-        h.start, h.end = _days(options[0])
+        h.start, h.end = day_span(options[0])
 
 
 def _unit_precision(m: re.Match[str]) -> str:
     """The precision of the finest unit an amount is counted in ("a year" -> year)."""
     units = [lx.UNITS.get(u.rstrip("s"), lx.UNITS.get(u, "day")) for u in (m["u"], m["u2"]) if u]
-    return min((lx.UNIT_PRECISION[u] for u in units), key=_RANK.__getitem__)
+    return min((lx.UNIT_PRECISION[u] for u in units), key=RANK.__getitem__)
 
 
-def _move(h: _Hit, sign: int) -> bool:
+def _move(h: Hit, sign: int) -> bool:
     """Move a phrase whose year, month or week was chosen by tense one step; False if it is fixed."""
     assert h.start is not None and h.end is not None
     if h.weekday:
@@ -432,45 +432,45 @@ def _move(h: _Hit, sign: int) -> bool:
         h.start, h.end = h.start + step, h.end + step
     elif h.moves == "month":
         d = h.start.date()
-        first = _add_months(d.replace(day=1), sign)
+        first = add_months(d.replace(day=1), sign)
         try:
-            h.start, h.end = _days(first.replace(day=d.day))
+            h.start, h.end = day_span(first.replace(day=d.day))
         except ValueError:  # "the 31st" in a shorter month: skip it
-            first = _add_months(first, sign)
-            h.start, h.end = _days(first.replace(day=d.day))
+            first = add_months(first, sign)
+            h.start, h.end = day_span(first.replace(day=d.day))
     elif h.yearless:
-        h.start, h.end = _years_later(h.start, sign), _years_later(h.end, sign)
+        h.start, h.end = years_later(h.start, sign), years_later(h.end, sign)
     else:
         return False
     return True
 
 
-def _adjacent(h: _Hit, unit: str, sign: int) -> None:
+def _adjacent(h: Hit, unit: str, sign: int) -> None:
     assert h.start is not None and h.end is not None
-    d = (h.start if sign < 0 else h.end - _DAY).date()
+    d = (h.start if sign < 0 else h.end - ONE_DAY).date()
     if unit == "day":
-        h.start, h.end = _days(d + timedelta(days=sign))
+        h.start, h.end = day_span(d + timedelta(days=sign))
         h.precision = "day"
     elif unit == "week":
-        h.start, h.end = _days(_week_start(d) + timedelta(days=7 * sign), 7)
+        h.start, h.end = day_span(week_start(d) + timedelta(days=7 * sign), 7)
         h.precision = unit
     elif unit == "weekend":  # the first weekend wholly after (or before) the day
         if sign > 0:
             saturday = d + timedelta(days=(5 - d.weekday()) % 7 or 7)
         else:
             saturday = d - timedelta(days=(d.weekday() - 5) % 7 or 7)
-            if saturday + _DAY >= d:
+            if saturday + ONE_DAY >= d:
                 saturday -= timedelta(days=7)
-        h.start, h.end = _days(saturday, 2)
+        h.start, h.end = day_span(saturday, 2)
         h.precision = unit
     elif unit in lx.WEEKDAYS:  # "the Sunday before 25 May": the nearest one strictly before
         wd = lx.WEEKDAYS[unit]
-        h.start, h.end = _days(d + timedelta(days=sign * ((sign * (wd - d.weekday()) - 1) % 7 + 1)))
+        h.start, h.end = day_span(d + timedelta(days=sign * ((sign * (wd - d.weekday()) - 1) % 7 + 1)))
         h.precision = "day"
     elif unit == "month":
-        first = _add_months(d.replace(day=1), sign)
-        h.start, h.end = _month(first.year, first.month)
+        first = add_months(d.replace(day=1), sign)
+        h.start, h.end = month_span(first.year, first.month)
         h.precision = "month"
     else:
         y = d.year + sign
-        h.start, h.end, h.precision = _midnight(date(y, 1, 1)), _midnight(date(y + 1, 1, 1)), "year"
+        h.start, h.end, h.precision = midnight(date(y, 1, 1)), midnight(date(y + 1, 1, 1)), "year"

@@ -13,7 +13,7 @@ from . import lexicon as lx
 
 
 @dataclass(slots=True)
-class _Hit:
+class Hit:
     """A phrase being resolved: naive local bounds, before zone conversion."""
 
     lo: int
@@ -72,7 +72,7 @@ _NOT_PAST = frozenset(
 )
 
 
-class _Context:
+class Context:
     """The message (lower-cased, same offsets), its local send time and zone."""
 
     def __init__(self, text: str, now: datetime, tz: ZoneInfo, date_order: str) -> None:
@@ -152,23 +152,23 @@ class _Context:
         return self.today + timedelta(days=(wd - self.today.weekday() - 1) % 7 + 1)
 
 
-_Handler = Callable[[re.Match[str], "_Context"], "_Hit | None"]
+_Handler = Callable[[re.Match[str], "Context"], "Hit | None"]
 
 
 @dataclass(frozen=True, slots=True)
-class _Rule:
+class Rule:
     pattern: re.Pattern[str]
     handler: _Handler
     when: frozenset[str]
     digits: bool
 
 
-_RULES: list[_Rule] = []
+_RULES: list[Rule] = []
 _BY_WORD: dict[str, list[int]] = {}  # trigger word -> the rules (by index) it wakes
 _BY_DIGIT: list[int] = []
 
 
-def rules_for(words: set[str], has_digit: bool) -> list[_Rule]:
+def rules_for(words: set[str], has_digit: bool) -> list[Rule]:
     """The rules a message with these words (and maybe digits) can match, in registration order."""
     picked: set[int] = set(_BY_DIGIT) if has_digit else set()
     for word in words:
@@ -179,16 +179,18 @@ def rules_for(words: set[str], has_digit: bool) -> list[_Rule]:
 _B = r"(?<![\w/.:])"  # a phrase starts at a word edge, not inside a number or a path
 
 
-_E = r"(?![\w/]|[.:]\d)"  # ... and ends at one
+WORD_END = r"(?![\w/]|[.:]\d)"  # ... and ends at one
 
 
-def _rule(pattern: str, *, when: Iterable[str] = (), digits: bool = False) -> Callable[[_Handler], _Handler]:
+def register_rule(
+    pattern: str, *, when: Iterable[str] = (), digits: bool = False
+) -> Callable[[_Handler], _Handler]:
     """Register a phrase rule. It runs only on a message holding one of the words ``when``
     (or a digit, with ``digits``): a set lookup that spares most rules on most messages."""
 
     def register(fn: _Handler) -> _Handler:
         index = len(_RULES)
-        _RULES.append(_Rule(re.compile(_B + pattern + _E), fn, frozenset(when), digits))
+        _RULES.append(Rule(re.compile(_B + pattern + WORD_END), fn, frozenset(when), digits))
         for word in frozenset(when):
             _BY_WORD.setdefault(word, []).append(index)
         if digits:
@@ -198,7 +200,7 @@ def _rule(pattern: str, *, when: Iterable[str] = (), digits: bool = False) -> Ca
     return register
 
 
-def _hit(
+def make_hit(
     m: re.Match[str], start: datetime | None, end: datetime | None, precision: str, **kw: object
-) -> _Hit:
-    return _Hit(m.start(), m.end(), start, end, precision, **kw)  # type: ignore[arg-type]
+) -> Hit:
+    return Hit(m.start(), m.end(), start, end, precision, **kw)  # type: ignore[arg-type]

@@ -7,26 +7,25 @@ from datetime import date, datetime, time, timedelta
 
 from . import lexicon as lx
 from .calendar import (
-    _DAY,
-    _add_months,
-    _calendar_unit,
-    _days,
-    _midnight,
-    _month,
-    _nth_week,
-    _part,
+    add_months,
+    calendar_unit,
+    day_span,
+    midnight,
+    month_span,
+    nth_week,
+    part_of,
 )
-from .context import _E, _Context, _Hit, _hit, _rule
+from .context import WORD_END, Context, Hit, make_hit, register_rule
 
 _WORD_YEAR_HEAD = (
     r"(?:ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)"
 )
 
 
-_WORD_99 = lx._alt(k for k, v in lx.NUMBER_WORDS.items() if v < 100)
+_WORD_99 = lx.alt(k for k, v in lx.NUMBER_WORDS.items() if v < 100)
 
 
-_WORD_10_99 = lx._alt(k for k, v in lx.NUMBER_WORDS.items() if 10 <= v < 100)
+_WORD_10_99 = lx.alt(k for k, v in lx.NUMBER_WORDS.items() if 10 <= v < 100)
 
 
 _WORD_YEAR = (
@@ -35,22 +34,22 @@ _WORD_YEAR = (
 )
 
 
-_ANY_YEAR = rf"(?:{lx.YEAR}|{_WORD_YEAR})"
+ANY_YEAR = rf"(?:{lx.YEAR}|{_WORD_YEAR})"
 
 
 #: A day said as a cardinal before its month, after "on" ("on fifteen August").
-_CARDINAL_BEFORE = lx._alt(k for k, v in lx.NUMBER_WORDS.items() if 1 <= v <= 31)
+_CARDINAL_BEFORE = lx.alt(k for k, v in lx.NUMBER_WORDS.items() if 1 <= v <= 31)
 
 
 #: A day said as a cardinal after its month ("May twenty nine"); only 20-31, as "May one" is rarely a date.
 _CARDINAL_DAY = (
-    lx._alt(k for k, v in lx.NUMBER_WORDS.items() if 20 <= v <= 31)
+    lx.alt(k for k, v in lx.NUMBER_WORDS.items() if 20 <= v <= 31)
     # "May twenty people" is a count
     + r"(?!\s+(?:of|more|people|(?!(?:was|is|this|has|as|us|its|his)\b)[a-z]+s)\b)"
 )
 
 
-def _year(text: str) -> int:
+def year_of(text: str) -> int:
     text = " ".join(text.replace(" and ", " ").split())
     if text.isdigit():
         return int(text)
@@ -66,15 +65,15 @@ def _year(text: str) -> int:
     return base + (lx.number(rest) or 0 if rest else 0)
 
 
-def _yearless_day(m: re.Match[str], ctx: _Context, month: int, day: int, year: str | None) -> _Hit | None:
+def yearless_day(m: re.Match[str], ctx: Context, month: int, day: int, year: str | None) -> Hit | None:
     if not year and re.search(r"[$£€]\s*$", ctx.text[max(0, m.start() - 2) : m.start()]):
         return None
     if year:
         try:
-            d = date(_year(year), month, day)
+            d = date(year_of(year), month, day)
         except ValueError:
             return None
-        return _hit(m, *_days(d), "day")
+        return make_hit(m, *day_span(d), "day")
     named = _NAMED_WEEKDAY.match(m.group())
     if named:  # "Friday, June 15": the year within half a year of today where it is a Friday
         wd = lx.WEEKDAYS[named["wd"].rstrip(".")]
@@ -84,7 +83,7 @@ def _yearless_day(m: re.Match[str], ctx: _Context, month: int, day: int, year: s
             if _weekday_of(y, month, day) == wd and abs(((d := date(y, month, day)) - ctx.today).days) <= 183
         ]
         if len(near) == 1:
-            return _hit(m, *_days(near[0]), "day", yearless=True)
+            return make_hit(m, *day_span(near[0]), "day", yearless=True)
     lead = m.group().split(None, 1)[0]
     direction = {"next": "future", "last": "past"}.get(lead)
     picked = ctx.pick_date(month, day, m.start(), direction)
@@ -92,7 +91,7 @@ def _yearless_day(m: re.Match[str], ctx: _Context, month: int, day: int, year: s
         picked = ctx.pick_date(month, day, m.start() + 1, direction)
     if picked is None:
         return None
-    return _hit(m, *_days(picked), "day", yearless=True)
+    return make_hit(m, *day_span(picked), "day", yearless=True)
 
 
 _LEAD_WD = rf"(?:(?:this|next|last|on)\s+)?(?:{lx.WEEKDAY}(?:,?\s+|\s*-\s*)(?:the\s+)?)?"
@@ -108,31 +107,31 @@ def _weekday_of(year: int, month: int, day: int) -> int | None:
         return None
 
 
-@_rule(
-    rf"{_LEAD_WD}(?P<m>{lx.MONTH})(?:\s*|-|,\s*(?=\d{{1,2}}(?:st|nd|rd|th)|{lx.ORDINAL_WORD}))(?:the\s+)?(?P<d>{lx.DAY}|{_CARDINAL_DAY}){_E}(?:(?:\s*,\s*|\s+|-)(?:in\s+|of\s+)?(?P<y>{_ANY_YEAR}))?",
+@register_rule(
+    rf"{_LEAD_WD}(?P<m>{lx.MONTH})(?:\s*|-|,\s*(?=\d{{1,2}}(?:st|nd|rd|th)|{lx.ORDINAL_WORD}))(?:the\s+)?(?P<d>{lx.DAY}|{_CARDINAL_DAY}){WORD_END}(?:(?:\s*,\s*|\s+|-)(?:in\s+|of\s+)?(?P<y>{ANY_YEAR}))?",
     when=lx.MONTH_WORDS,
 )
-@_rule(
+@register_rule(
     rf"{_LEAD_WD}(?:the\s+)?(?P<d>{lx.DAY}|(?<=on\s){_CARDINAL_BEFORE})(?:\s+of)?[\s-]+(?P<m>{lx.MONTH})"
-    rf"(?:(?:,\s*|\s+|-)(?:in\s+|of\s+)?(?P<y>{_ANY_YEAR}))?",
+    rf"(?:(?:,\s*|\s+|-)(?:in\s+|of\s+)?(?P<y>{ANY_YEAR}))?",
     when=lx.MONTH_WORDS,
 )
-def _named_day(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _named_day(m: re.Match[str], ctx: Context) -> Hit | None:
     """Nov 15, March 2nd, May twenty-first, Tuesday March 7; 15 November 2024, the 6th of April."""
     d = m["d"]
     cardinal = not (d[:1].isdigit() or " ".join(d.split()) in lx.ORDINAL_WORDS)
     if cardinal and not m["y"] and m.start("d") < m.start("m"):
         return None  # "on one May day": a cardinal before the month only with a year after it
     day = lx.number(d) if cardinal else lx.day_number(d)
-    return _yearless_day(m, ctx, lx.MONTHS[m["m"].rstrip(".")], day or 0, m["y"])
+    return yearless_day(m, ctx, lx.MONTHS[m["m"].rstrip(".")], day or 0, m["y"])
 
 
-@_rule(
+@register_rule(
     r"(?P<y>\d{4})[-/.](?P<mo>\d{1,2})[-/.](?P<d>\d{1,2})"
     r"(?:[t\s]+(?:at\s+)?(?P<h>[01]?\d|2[0-3]):(?P<mi>[0-5]\d))?",
     digits=True,
 )
-def _iso_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _iso_date(m: re.Match[str], ctx: Context) -> Hit | None:
     """2025-06-14, 2024/03/05, 2025-06-14 09:30."""
     try:
         d = date(int(m["y"]), int(m["mo"]), int(m["d"]))
@@ -140,8 +139,8 @@ def _iso_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
         return None
     if m["h"]:
         at = datetime.combine(d, time(int(m["h"]), int(m["mi"])))
-        return _hit(m, at, at + timedelta(minutes=1), "minute")
-    return _hit(m, *_days(d), "day")
+        return make_hit(m, at, at + timedelta(minutes=1), "minute")
+    return make_hit(m, *day_span(d), "day")
 
 
 _DATE_CUE_BEFORE = re.compile(
@@ -155,26 +154,26 @@ _FRACTION_AFTER = re.compile(
 )
 
 
-@_rule(
+@register_rule(
     rf"{_LEAD_WD}(?P<a>\d{{1,2}})(?:(?P<sep>[/.])(?P<b>\d{{1,2}})(?:(?P=sep)(?P<y>\d{{4}}|\d{{2}}))?"
     rf"|-(?P<b2>\d{{1,2}})(?:-(?P<y2>\d{{4}}|\d{{2}}))?)",
     digits=True,
 )
-def _numeric_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _numeric_date(m: re.Match[str], ctx: Context) -> Hit | None:
     """03/04, 3/4/2024, 21/04/16, 02-02-2020: month first unless date_order says day first."""
     a, b = int(m["a"]), int(m["b"] or m["b2"])
     if m["b2"] and not m["y2"]:
         if not _NAMED_WEEKDAY.match(m.group()):
             return None  # "won 3-2", "3-5 days": only a weekday makes "7-6" a date ("Friday 7-6")
         month, day = (b, a) if ctx.date_order == "DMY" or a > 12 else (a, b)
-        return _yearless_day(m, ctx, month, day, None) if 1 <= month <= 12 and 1 <= day <= 31 else None
+        return yearless_day(m, ctx, month, day, None) if 1 <= month <= 12 and 1 <= day <= 31 else None
     cue = _DATE_CUE_BEFORE.search(ctx.text, max(0, m.start() - 12), m.start())
     if m["y2"] and len(m["y2"]) == 2 and not (cue or _NAMED_WEEKDAY.match(m.group())):
         return None  # "part number 10-11-12": a two-digit year needs "on", "back", "by"...
     if m["y2"]:
         y = int(m["y2"])
         y += 0 if y >= 100 else 2000 if 2000 + y <= ctx.today.year + 10 else 1900
-        return _yearless_day(m, ctx, *((b, a) if ctx.date_order == "DMY" or a > 12 else (a, b)), str(y))
+        return yearless_day(m, ctx, *((b, a) if ctx.date_order == "DMY" or a > 12 else (a, b)), str(y))
     if m["sep"] == "." and not m["y"] and not re.match(rf"{_LEAD_WD}", m.group()).group():  # type: ignore[union-attr]
         return None  # "7.6" alone is a decimal
     if (
@@ -197,33 +196,33 @@ def _numeric_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
         if y < 100:  # the latest such year at most ten years ahead
             y += 2000 if 2000 + y <= ctx.today.year + 10 else 1900
         year = str(y)
-    return _yearless_day(m, ctx, month, day, year)
+    return yearless_day(m, ctx, month, day, year)
 
 
-@_rule(
+@register_rule(
     rf"(?P<y>{lx.YEAR})[/-](?P<m>{lx.MONTH})[/-](?P<d>{lx.DAY_NUMBER})|(?P<d2>{lx.DAY_NUMBER})[/-](?P<m2>{lx.MONTH})"
     rf"(?:[/-](?P<y2>{lx.YEAR}))?|(?P<m3>{lx.MONTH})/(?P<d3>{lx.DAY_NUMBER})",
     when=lx.MONTH_WORDS,
 )
-def _mixed_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _mixed_date(m: re.Match[str], ctx: Context) -> Hit | None:
     """2019/aug/01, 22/Jan/2019, Oct/2."""
     month = lx.MONTHS[(m["m"] or m["m2"] or m["m3"]).rstrip(".")]
     day = lx.day_number(m["d"] or m["d2"] or m["d3"])
-    return _yearless_day(m, ctx, month, day, m["y"] or m["y2"])
+    return yearless_day(m, ctx, month, day, m["y"] or m["y2"])
 
 
-@_rule(
+@register_rule(
     rf"(?P<wd>{lx.WEEKDAY})[\s,]+(?:the\s+)?(?P<d>{lx.DAY})(?!\s*(?:/|:|am|pm|{lx.MONTH}|{lx.UNIT}\b))",
     when=lx.WEEKDAY_WORDS,
 )
-def _weekday_day(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _weekday_day(m: re.Match[str], ctx: Context) -> Hit | None:
     """Monday 21, Thursday the 21st: the nearest month where that day is that weekday."""
     wd, day = lx.WEEKDAYS[m["wd"].rstrip(".")], lx.day_number(m["d"])
     direction = ctx.tense(m.start())
     first = ctx.today.replace(day=1)
     options = []
     for step in range(-14, 15):
-        month = _add_months(first, step)
+        month = add_months(first, step)
         try:
             d = month.replace(day=day)
         except ValueError:
@@ -236,50 +235,50 @@ def _weekday_day(m: re.Match[str], ctx: _Context) -> _Hit | None:
         options = [d for d in options if d >= ctx.today] or options
     if not options:
         return None
-    return _hit(m, *_days(min(options, key=lambda d: abs((d - ctx.today).days))), "day", yearless=True)
+    return make_hit(m, *day_span(min(options, key=lambda d: abs((d - ctx.today).days))), "day", yearless=True)
 
 
-@_rule(r"(?P<y>(?:19|20)\d\d)(?P<mo>0[1-9]|1[0-2])(?P<d>0[1-9]|[12]\d|3[01])", digits=True)
-def _compact_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
+@register_rule(r"(?P<y>(?:19|20)\d\d)(?P<mo>0[1-9]|1[0-2])(?P<d>0[1-9]|[12]\d|3[01])", digits=True)
+def _compact_date(m: re.Match[str], ctx: Context) -> Hit | None:
     """20161016, as in file names."""
     try:
-        return _hit(m, *_days(date(int(m["y"]), int(m["mo"]), int(m["d"]))), "day")
+        return make_hit(m, *day_span(date(int(m["y"]), int(m["mo"]), int(m["d"]))), "day")
     except ValueError:
         return None
 
 
-@_rule(
+@register_rule(
     r"(?P<a>\d{1,2})[/-](?P<y>\d{4})|(?P<y2>\d{4})\s?/\s?(?P<a2>\d{1,2})|(?P<y3>\d{4})\s?[-.]\s?(?P<a3>0?[1-9]|1[0-2])(?!\d)",
     digits=True,
 )
-def _numeric_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _numeric_month(m: re.Match[str], ctx: Context) -> Hit | None:
     """3/2015, 2016/11, 2016-11."""
     month = int(m["a"] or m["a2"] or m["a3"])
     year = int(m["y"] or m["y2"] or m["y3"])
     if not 1 <= month <= 12:
         return None
-    return _hit(m, *_month(year, month), "month")
+    return make_hit(m, *month_span(year, month), "month")
 
 
-@_rule(
-    rf"(?P<m>{lx.MONTH})(?:\s*,?\s+(?:of\s+|in\s+)?|\s*[-/,]\s*)(?P<y>{_ANY_YEAR})|(?P<y2>{lx.YEAR})\s*,?\s+(?P<m2>{lx.MONTH})"
+@register_rule(
+    rf"(?P<m>{lx.MONTH})(?:\s*,?\s+(?:of\s+|in\s+)?|\s*[-/,]\s*)(?P<y>{ANY_YEAR})|(?P<y2>{lx.YEAR})\s*,?\s+(?P<m2>{lx.MONTH})"
     rf"|(?P<m3>{lx.MONTH})\s+(?:of\s+)?(?P<rel>next|last|this)\s+year"
     rf"|(?P<m4>{lx.MONTH})\s*(?:\s+')(?P<yy>\d\d)(?![\w:/.])"
     # "April of 87", not "May of 12 people": bare digits after "of" only at a clause's end
     rf"|(?P<m5>{lx.MONTH})\s+of\s+'?(?P<yy5>\d\d)(?=\s*(?:[.,!?;)]|$)|\s+(?:and|but|when|i|we|he|she|they)\b)",
     when=lx.MONTH_WORDS,
 )
-def _month_year(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _month_year(m: re.Match[str], ctx: Context) -> Hit | None:
     """March 2024, Oct 2020, 2016, nov, June next year, April of 87, Jan '19."""
     if m["m4"] or m["m5"]:  # a two-digit year: the latest one at most ten years ahead
         yy = int(m["yy"] or m["yy5"])
         year = 2000 + yy if 2000 + yy <= ctx.today.year + 10 else 1900 + yy
-        return _hit(m, *_month(year, lx.MONTHS[(m["m4"] or m["m5"]).rstrip(".")]), "month")
+        return make_hit(m, *month_span(year, lx.MONTHS[(m["m4"] or m["m5"]).rstrip(".")]), "month")
     if m["m3"]:
         year = ctx.today.year + {"this": 0, "next": 1, "last": -1}[m["rel"]]
-        return _hit(m, *_month(year, lx.MONTHS[m["m3"].rstrip(".")]), "month")
+        return make_hit(m, *month_span(year, lx.MONTHS[m["m3"].rstrip(".")]), "month")
     month = lx.MONTHS[(m["m"] or m["m2"]).rstrip(".")]
-    return _hit(m, *_month(_year(m["y"] or m["y2"]), month), "month")
+    return make_hit(m, *month_span(year_of(m["y"] or m["y2"]), month), "month")
 
 
 _MODAL_MAY = re.compile(r"\s+(?:i|we|you|he|she|it|they|be|have|not|also|well|just|need|want|take|get|go)\b")
@@ -297,11 +296,11 @@ _MONTH_CUE = (
 )
 
 
-@_rule(
+@register_rule(
     rf"(?:(?P<mod>this|last|next|past|coming|previous|the\s+following)\s+|(?P<cue>{_MONTH_CUE})\s+)?(?P<m>{lx.MONTH})",
     when=lx.MONTH_WORDS,
 )
-def _month_name(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _month_name(m: re.Match[str], ctx: Context) -> Hit | None:
     """in March, last September, next June, since January: a month alone."""
     name = m["m"].rstrip(".")
     month = lx.MONTHS[name]
@@ -311,7 +310,7 @@ def _month_name(m: re.Match[str], ctx: _Context) -> _Hit | None:
         or _MONTH_AFTER.match(ctx.text, m.end()) is not None
     )
     if after_month and not (mod or m["cue"]):
-        hit = _hit(m, *_month(ctx.pick_month(month, m.start()), month), "month", yearless=True)
+        hit = make_hit(m, *month_span(ctx.pick_month(month, m.start()), month), "month", yearless=True)
         return hit
     if not (mod or m["cue"]):
         return None  # the modal "may", "march" the verb, "my sister June", "an august gathering"
@@ -332,32 +331,32 @@ def _month_name(m: re.Match[str], ctx: _Context) -> _Hit | None:
         year = ctx.today.year if month > cur else ctx.today.year + 1
     else:
         year = ctx.pick_month(month, m.start())
-        hit = _hit(m, *_month(year, month), "month", yearless=True)
+        hit = make_hit(m, *month_span(year, month), "month", yearless=True)
         if m["cue"]:
             hit.lo = m.start("m")
         return hit
-    return _hit(m, *_month(year, month), "month")
+    return make_hit(m, *month_span(year, month), "month")
 
 
-@_rule(
+@register_rule(
     rf"(?P<mod>early|mid|late|the\s+(?:beginning|start|middle|end)\s+of|(?:beginning|start|middle|end)\s+of)"
     rf"[\s-]+(?P<m>{lx.MONTH})(?:,?\s+(?P<y>{lx.YEAR}))?",
     when=lx.MONTH_WORDS,
 )
-def _month_part(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _month_part(m: re.Match[str], ctx: Context) -> Hit | None:
     """early March, mid-June 2024, late May, the end of January."""
     month = lx.MONTHS[m["m"].rstrip(".")]
     year = int(m["y"]) if m["y"] else ctx.pick_month(month, m.start())
-    start, end = _month(year, month)
-    return _part(m, start, end, m["mod"], "week", yearless=not m["y"])
+    start, end = month_span(year, month)
+    return part_of(m, start, end, m["mod"], "week", yearless=not m["y"])
 
 
-@_rule(
+@register_rule(
     r"(?:the\s+)?(?P<q>q[1-4]|h[12]|(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+(?P<what>quarter|half))"
     rf"(?:(?:\s+of|,|-)?\s*(?:(?P<y>{lx.YEAR})|(?P<rel>this|next|last)\s+year|(?P<the>the\s+year)))?|(?P<y2>{lx.YEAR})[\s-]*(?P<q2>q[1-4]|h[12])",
     when=("q", "h", "quarter", "half"),
 )
-def _quarter(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _quarter(m: re.Match[str], ctx: Context) -> Hit | None:
     """Q3 2024, 2019-Q1, the third quarter this year, H2 2016, the first half of 2024."""
     q = (m["q"] or m["q2"]).lower()
     if q[0] not in "qh":
@@ -380,12 +379,12 @@ def _quarter(m: re.Match[str], ctx: _Context) -> _Hit | None:
         year = ctx.today.year + {None: 0, "this": 0, "next": 1, "last": -1}[m["rel"]]
     else:  # a bare "Q1" follows the tense like a year-less month
         year, direction = ctx.today.year, ctx.tense(m.start())
-        first, end = date(year, (n - 1) * size + 1, 1), _add_months(date(year, (n - 1) * size + 1, 1), size)
+        first, end = date(year, (n - 1) * size + 1, 1), add_months(date(year, (n - 1) * size + 1, 1), size)
         if direction == "past" and first > ctx.today:
             year -= 1
         elif direction == "future" and end <= ctx.today:
             year += 1
-    return _hit(m, *_month(year, (n - 1) * size + 1, size), "month")
+    return make_hit(m, *month_span(year, (n - 1) * size + 1, size), "month")
 
 
 _QUARTER_CUE = re.compile(r"\b(?:in|during|for|by|over|through|throughout|since|until|of)\s+$")
@@ -401,16 +400,16 @@ _NOT_A_YEAR_BEFORE = re.compile(
 )
 
 
-@_rule(
+@register_rule(
     rf"(?P<pre>in|since|during|of|by|until|till|from|before|after|around|circa|throughout|back\s+in|"
     rf"the\s+year|year|early|mid|late|(?:the\s+)?(?:beginning|start|middle|end)\s+of|between|and|or|to)\s+"
-    rf"(?P<y>{_ANY_YEAR})|(?P<y2>(?:19|20)\d\d)(?=\s*[.!?,;)]|\s*$)",
+    rf"(?P<y>{ANY_YEAR})|(?P<y2>(?:19|20)\d\d)(?=\s*[.!?,;)]|\s*$)",
     when=lx.NUMBER_TOKENS,
     digits=True,
 )
-def _year_alone(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _year_alone(m: re.Match[str], ctx: Context) -> Hit | None:
     """in 2022, the year 2011, since two thousand and fifteen, "... 2020" at a clause end."""
-    year = _year(m["y"] or m["y2"])
+    year = year_of(m["y"] or m["y2"])
     if m["pre"] in ("and", "to", "or") and not re.search(
         r"\b(?:between|from)\b[^.]*$|\d{4}\s*,?\s*(?:and|or|to)\s+$",
         ctx.text[max(0, m.start() - 80) : m.start() + len(m["pre"]) + 1],
@@ -420,9 +419,9 @@ def _year_alone(m: re.Match[str], ctx: _Context) -> _Hit | None:
         return None  # "my bib number was 1987"
     start = m.start("y") if m["y"] else m.start("y2")
     if m["pre"] in ("early", "mid", "late") or (m["pre"] or "").endswith(" of"):
-        s, e = _midnight(date(year, 1, 1)), _midnight(date(year + 1, 1, 1))
-        return _part(m, s, e, m["pre"], "season")
-    hit = _hit(m, _midnight(date(year, 1, 1)), _midnight(date(year + 1, 1, 1)), "year")
+        s, e = midnight(date(year, 1, 1)), midnight(date(year + 1, 1, 1))
+        return part_of(m, s, e, m["pre"], "season")
+    hit = make_hit(m, midnight(date(year, 1, 1)), midnight(date(year + 1, 1, 1)), "year")
     if m["pre"] in (
         "in",
         "since",
@@ -445,14 +444,14 @@ def _year_alone(m: re.Match[str], ctx: _Context) -> _Hit | None:
     return hit
 
 
-@_rule(
+@register_rule(
     r"(?:the\s+)?(?:(?P<c>1[5-9]|20)(?P<d>\d)0\s?'?s|'(?P<d2>\d)0s|(?:(?<=the\s)|(?<=\bin\s))(?P<d3>\d)0\s?'?s"
-    r"|(?:(?<=the\s)|(?<=\bin\s))(?:(?P<cw>nineteen|eighteen)[\s-]+)?(?P<w>" + lx._alt(lx.DECADE_WORDS) + r")"
+    r"|(?:(?<=the\s)|(?<=\bin\s))(?:(?P<cw>nineteen|eighteen)[\s-]+)?(?P<w>" + lx.alt(lx.DECADE_WORDS) + r")"
     r"|(?<=the\s)(?P<w2k>two\s+thousands|noughties|aughts|(?:twenty|two\s+thousand\s+and)[\s-]+(?P<wt>tens|twenties)))",
     when=(*lx.DECADE_WORDS, "noughties", "aughts", "thousands", "tens"),
     digits=True,
 )
-def _decade(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _decade(m: re.Match[str], ctx: Context) -> Hit | None:
     """the 90s, the 1990s, the '80s, the seventies."""
     if m["w2k"]:
         start = 2000 + {None: 0, "tens": 10, "twenties": 20}[m["wt"]]
@@ -465,17 +464,17 @@ def _decade(m: re.Match[str], ctx: _Context) -> _Hit | None:
         start = ctx.today.year // 100 * 100 + tens
         if start > ctx.today.year:
             start -= 100
-    return _hit(m, _midnight(date(start, 1, 1)), _midnight(date(start + 10, 1, 1)), "decade")
+    return make_hit(m, midnight(date(start, 1, 1)), midnight(date(start + 10, 1, 1)), "decade")
 
 
-@_rule(
+@register_rule(
     rf"(?:the\s+)?(?P<n>first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+(?P<wd>{lx.WEEKDAY_FULL}|week|weekend)"
     rf"\s+(?:of|in)\s+(?:(?:the\s+)?(?P<mod>this|next|last|previous|following)\s+(?P<unit>month|year)|(?:the\s+)?(?P<m>{lx.MONTH})(?:,?\s*(?P<y>{lx.YEAR}))?"
     rf"|(?P<y2>{lx.YEAR}))|(?:the\s+)?(?P<n2>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s+(?P<wd2>{lx.WEEKDAY_FULL})"
     r"(?!\s+(?:of|in)\b)",
     when=("first", "second", "third", "fourth", "fifth", "last", "st", "nd", "rd", "th"),
 )
-def _nth_in(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _nth_in(m: re.Match[str], ctx: Context) -> Hit | None:
     """the first Monday of June, the last week of July, the first week of 2019, the third week of May."""
     n = {
         "first": 1,
@@ -492,16 +491,16 @@ def _nth_in(m: re.Match[str], ctx: _Context) -> _Hit | None:
     }[m["n"] or m["n2"]]
     if m["n2"]:  # "the second Sunday": of this month
         first = ctx.today.replace(day=1)
-        end = _add_months(first, 1)
+        end = add_months(first, 1)
     elif m["unit"]:
         step = {"this": 0, "next": 1, "following": 1, "last": -1, "previous": -1}[m["mod"]]
-        unit_hit = _calendar_unit(m, ctx.today, m["unit"], step)
+        unit_hit = calendar_unit(m, ctx.today, m["unit"], step)
         assert unit_hit.start is not None and unit_hit.end is not None
         first, end = unit_hit.start.date(), unit_hit.end.date()
     elif m["m"]:
         month = lx.MONTHS[m["m"].rstrip(".")]
         year = int(m["y"]) if m["y"] else ctx.pick_month(month, m.start())
-        first, end = date(year, month, 1), _add_months(date(year, month, 1), 1)
+        first, end = date(year, month, 1), add_months(date(year, month, 1), 1)
     else:
         year = int(m["y2"])
         first, end = date(year, 1, 1), date(year + 1, 1, 1)
@@ -514,16 +513,16 @@ def _nth_in(m: re.Match[str], ctx: _Context) -> _Hit | None:
         if (shift > 0 and hit.start.date() < ctx.today) or (shift < 0 and hit.start.date() > ctx.today):
             first, end = (
                 date(first.year + shift, first.month, 1),
-                _add_months(date(first.year + shift, first.month, 1), 1),
+                add_months(date(first.year + shift, first.month, 1), 1),
             )
             hit = _nth_of(m, first, end, what, n)
     return hit
 
 
-def _nth_of(m: re.Match[str], first: date, end: date, what: str, n: int) -> _Hit | None:
+def _nth_of(m: re.Match[str], first: date, end: date, what: str, n: int) -> Hit | None:
     """The n-th (or last, n=-1) week, weekend or weekday in [first, end)."""
     if what == "week":
-        return _hit(m, *_days(_nth_week(first, end, n), 7), "week")
+        return make_hit(m, *day_span(nth_week(first, end, n), 7), "week")
     wd = 5 if what == "weekend" else lx.WEEKDAYS[what]
     days = [
         first + timedelta(days=i)
@@ -533,39 +532,39 @@ def _nth_of(m: re.Match[str], first: date, end: date, what: str, n: int) -> _Hit
     if not days or abs(n) > len(days):
         return None
     if what == "weekend":
-        return _hit(m, *_days(days[n - 1 if n > 0 else -1], 2), "weekend")
-    return _hit(m, *_days(days[n - 1 if n > 0 else -1]), "day")
+        return make_hit(m, *day_span(days[n - 1 if n > 0 else -1], 2), "weekend")
+    return make_hit(m, *day_span(days[n - 1 if n > 0 else -1]), "day")
 
 
-@_rule(
+@register_rule(
     rf"week\s+(?P<n>[1-9]|[1-4]\d|5[0-3])(?:\s+(?:of\s+)?(?:(?P<y>{lx.YEAR})|(?P<rel>this|next|last)\s+year))?",
     when=("week",),
 )
-def _week_number(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _week_number(m: re.Match[str], ctx: Context) -> Hit | None:
     """week 27, week 10 of 2019, week 27 of last year: ISO weeks."""
     year = int(m["y"]) if m["y"] else ctx.today.year + {None: 0, "this": 0, "next": 1, "last": -1}[m["rel"]]
     try:
         monday = date.fromisocalendar(year, int(m["n"]), 1)
     except ValueError:
         return None
-    return _hit(m, *_days(monday, 7), "week")
+    return make_hit(m, *day_span(monday, 7), "week")
 
 
-@_rule(
+@register_rule(
     rf"(?:the\s+)?(?P<d>{lx.DAY})(?:\s+day)?\s+of\s+(?:the\s+)?(?P<rel>this|next|last|previous|following)\s+month",
     when=("month",),
 )
-def _day_of_relative_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _day_of_relative_month(m: re.Match[str], ctx: Context) -> Hit | None:
     """the 20th of next month, the 15th day of this month."""
     step = {"this": 0, "next": 1, "following": 1, "last": -1, "previous": -1}[m["rel"]]
-    first = _add_months(ctx.today.replace(day=1), step)
+    first = add_months(ctx.today.replace(day=1), step)
     try:
-        return _hit(m, *_days(first.replace(day=lx.day_number(m["d"]))), "day")
+        return make_hit(m, *day_span(first.replace(day=lx.day_number(m["d"]))), "day")
     except ValueError:
         return None
 
 
-@_rule(
+@register_rule(
     r"(?:(?:on|for)\s+)?the\s+(?P<d>"
     + lx.DAY_NUMBER
     + "|"
@@ -576,7 +575,7 @@ def _day_of_relative_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
     when=lx.NUMBER_TOKENS,
     digits=True,
 )
-def _day_of_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _day_of_month(m: re.Match[str], ctx: Context) -> Hit | None:
     """on the 21st, for the 27: a day of the current or adjacent month, by tense."""
     word = m["d"]
     if word.isdigit() and not re.match(r"(?:on|for)\s", m.group()):
@@ -586,15 +585,15 @@ def _day_of_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
     day = lx.day_number(word)
     t = ctx.today
     if m["rel"]:
-        first = _add_months(t.replace(day=1), {"this": 0, "next": 1, "last": -1}[m["rel"]])
+        first = add_months(t.replace(day=1), {"this": 0, "next": 1, "last": -1}[m["rel"]])
         try:
-            return _hit(m, *_days(first.replace(day=day)), "day")
+            return make_hit(m, *day_span(first.replace(day=day)), "day")
         except ValueError:
             return None
     direction = ctx.tense(m.start())
     options = []
     for step in (-1, 0, 1):
-        first = _add_months(t.replace(day=1), step)
+        first = add_months(t.replace(day=1), step)
         try:
             options.append(first.replace(day=day))
         except ValueError:
@@ -605,176 +604,11 @@ def _day_of_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
         chosen = min((o for o in options if o >= t), default=None)
     else:
         chosen = min(options, key=lambda o: (abs((o - t).days), o > t), default=None)
-    return None if chosen is None else _hit(m, *_days(chosen), "day", moves="month")
+    return None if chosen is None else make_hit(m, *day_span(chosen), "day", moves="month")
 
 
-@_rule(r"(?P<n>1\d|20|21)(?:st|nd|rd|th)\s+century", when=("century",))
-def _century(m: re.Match[str], ctx: _Context) -> _Hit | None:
+@register_rule(r"(?P<n>1\d|20|21)(?:st|nd|rd|th)\s+century", when=("century",))
+def _century(m: re.Match[str], ctx: Context) -> Hit | None:
     """the 21st century, 15th century."""
     start = (int(m["n"]) - 1) * 100
-    return _hit(m, _midnight(date(max(start, 1), 1, 1)), _midnight(date(start + 100, 1, 1)), "decade")
-
-
-_TO = r"\s*(?:-|–|—|~|to|till|til|until|through|thru|and)\s*"
-
-
-@_rule(
-    rf"(?:(?P<pre>from|between)\s+)?(?:the\s+)?(?P<d1>{lx.DAY}){_TO}(?:the\s+)?(?P<d2>{lx.DAY})(?:\s+of)?\s+"
-    rf"(?:(?P<m>{lx.MONTH})(?:,?\s+(?P<y>{_ANY_YEAR}))?|(?P<rel>this|next|last)\s+month)",
-    when=lx.MONTH_WORDS | {"month"},
-)
-def _days_then_month(m: re.Match[str], ctx: _Context) -> _Hit | None:
-    """from 4 to 22 January 1995, between 3 and 12 of Sept, 4 to 23 next month."""
-    return _day_range(m, ctx, m["d1"], m["d2"])
-
-
-@_rule(
-    rf"(?:(?P<pre>from|between)\s+)?(?P<m>{lx.MONTH})\s+(?:between\s+)?(?:the\s+)?(?P<d1>{lx.DAY})"
-    rf"{_TO}(?:the\s+)?(?P<d2>{lx.DAY})(?:,?\s+(?P<y>{_ANY_YEAR}))?",
-    when=lx.MONTH_WORDS,
-)
-def _month_then_days(m: re.Match[str], ctx: _Context) -> _Hit | None:
-    """June 3-5, Sept 3 to 12 2024, November between 19 and 20."""
-    return _day_range(m, ctx, m["d1"], m["d2"])
-
-
-@_rule(
-    rf"(?P<pre>from|between)\s+(?:the\s+)?(?P<d1>{lx.DAY}){_TO}(?P<m>{lx.MONTH})\s+(?:the\s+)?(?P<d2>{lx.DAY})"
-    rf"(?:,?\s+(?P<y>{_ANY_YEAR}))?",
-    when=lx.MONTH_WORDS,
-)
-def _day_to_month_day(m: re.Match[str], ctx: _Context) -> _Hit | None:
-    """from 4 to January 22, 1995; from 02 to April 07: the first day shares the month named last."""
-    return _day_range(m, ctx, m["d1"], m["d2"])
-
-
-@_rule(
-    rf"(?:the\s+)?(?P<d1>{lx.DAY})(?:\s*,\s*|\s+(?:and|or|&)\s+|\s*&\s*)(?:the\s+)?(?P<d2>{lx.DAY})(?:\s+of)?\s+"
-    rf"(?P<m>{lx.MONTH})(?:,?\s+(?P<y>{_ANY_YEAR}))?",
-    when=lx.MONTH_WORDS,
-)
-def _day_listed(m: re.Match[str], ctx: _Context) -> _Hit | None:
-    """18 and 19 June, the 3rd or 4th of May: the first day of a list shares the month named last
-    (the last day is read by the rule for "19 June")."""
-    hit = _yearless_day(m, ctx, lx.MONTHS[m["m"].rstrip(".")], lx.day_number(m["d1"]), m["y"])
-    if hit is not None:
-        hit.hi = m.end("d1")
-    return hit
-
-
-def _day_range(m: re.Match[str], ctx: _Context, d1: str, d2: str) -> _Hit | None:
-    a, b = lx.day_number(d1), lx.day_number(d2)
-    if m["pre"] is None and re.search(r"\band\b", m.group()) and "between" not in m.group():
-        return None
-    if m["rel"] if "rel" in m.re.groupindex else None:
-        first = _add_months(ctx.today.replace(day=1), {"this": 0, "next": 1, "last": -1}[m["rel"]])
-        year, month, yearless = first.year, first.month, False
-    else:
-        month = lx.MONTHS[m["m"].rstrip(".")]
-        yearless = not m["y"]
-        year = _year(m["y"]) if m["y"] else ctx.pick_month(month, m.start())
-    try:
-        start, end = date(year, month, a), date(year, month, b)
-    except ValueError:
-        return None
-    if end < start:
-        return None
-    return _hit(m, _midnight(start), _midnight(end + _DAY), "day", kind="range", yearless=yearless)
-
-
-@_rule(
-    rf"(?:(?P<pre>from|between)\s+)?(?P<y1>{lx.YEAR})\s*(?:-|–|~|to|till|until|through|and)\s*(?P<y2>{lx.YEAR})",
-    digits=True,
-)
-def _year_range(m: re.Match[str], ctx: _Context) -> _Hit | None:
-    """2014-2018, from 2014 to 2018, between 2014 and 2018."""
-    a, b = int(m["y1"]), int(m["y2"])
-    if b <= a or (m["pre"] is None and " and" in m.group()):
-        return None
-    return _hit(m, _midnight(date(a, 1, 1)), _midnight(date(b + 1, 1, 1)), "year", kind="range")
-
-
-_MEASURE = (
-    r"(?:k?cal(?:orie)?s?|kcals?|met(?:er|re)s?|m|km|k|mi|miles?|words?|pages?|steps?|people|persons?|members?|feet"
-    r"|ft|foot|lbs?|pounds?|kgs?|grams?|g|mg|ml|cc|dollars?|euros?|bucks|yards?|yd|points?|pts|elo|rating|sq|square"
-    r"|watts?|w|rpm|hp|units?|pieces?|times|downloads|followers|subscribers|views|likes|votes|students|employees"
-    r"|users|customers|participants|runners|entries|rows|lines|characters|chars|tokens|pixels|px|mah|gb|mb|kb|tb"
-    r"|series|piece|x|%|percent|calls|emails|messages|reps|sets|laps|acres?|hectares?|liters?|litres?|gallons?)"
-)
-
-
-@_rule(
-    rf"(?:a|an|the|my|our|his|her|their|that|this|its|your)\s+(?P<y>(?:19|20)\d\d)"
-    rf"(?=\s+(?!{_MEASURE}\b)[a-z])",
-    digits=True,
-)
-def _adjectival_year(m: re.Match[str], ctx: _Context) -> _Hit | None:
-    """a 2010 trip, the 2019 season, my 2015 Honda: a year used as an adjective."""
-    year = int(m["y"])
-    if year > ctx.today.year + 10:
-        return None  # "the 2048 game", a model number
-    hit = _hit(m, _midnight(date(year, 1, 1)), _midnight(date(year + 1, 1, 1)), "year")
-    hit.lo = m.start("y")
-    return hit
-
-
-_ORDINAL_N = {"first": 1, "last": -1, "final": -1}
-
-
-@_rule(
-    rf"(?:the\s+)?(?P<pos>first|last|final|(?P<ord>{lx.ORDINAL_WORD}|\d{{1,2}}(?:st|nd|rd|th)))\s+"
-    rf"(?:(?P<n>{lx.QUANTITY})\s+)?(?P<unit>days?|weeks?|months?)\s+(?:(?:of|in)\s+)?(?:the\s+)?"
-    rf"(?:(?P<rel>this|next|last|previous|(?<=the\s)(?=year|month))\s*(?P<pu>year|month)|(?P<y>{lx.YEAR})"
-    rf"|(?P<m>{lx.MONTH})(?:,?\s+(?P<my>{lx.YEAR}))?)",
-    when=("day", "days", "week", "weeks", "month", "months"),
-)
-def _units_of_period(m: re.Match[str], ctx: _Context) -> _Hit | None:
-    """the third month of 2021, the first 2 weeks of 2021, the last four months of 2021, first ten days
-    of last year, the third week next year: units counted inside a year or month (weeks are the
-    Monday-Sunday ones whose Thursday falls inside, as ISO counts them)."""
-    unit = m["unit"].rstrip("s")
-    plural = m["unit"].endswith("s")
-    if m["pu"]:
-        step = {"this": 0, "next": 1, "last": -1, "previous": -1}.get(m["rel"], 0)
-        whole = _calendar_unit(m, ctx.today, m["pu"], step)
-        assert whole.start is not None and whole.end is not None
-        first, end = whole.start.date(), whole.end.date()
-    elif m["y"]:
-        first, end = date(int(m["y"]), 1, 1), date(int(m["y"]) + 1, 1, 1)
-    else:
-        month = lx.MONTHS[m["m"].rstrip(".")]
-        year = int(m["my"]) if m["my"] else ctx.pick_month(month, m.start())
-        first = date(year, month, 1)
-        end = _add_months(first, 1)
-    if m["ord"]:
-        if plural or m["n"]:
-            return None
-        k = lx.day_number(m["ord"])
-        if unit == "month":
-            if (end.year - first.year) * 12 + end.month - first.month < k:
-                return None
-            start = _add_months(first, k - 1)
-            return _hit(m, *_month(start.year, start.month), "month")
-        if unit == "week":
-            if m["m"] or (m["y"] and "of" not in m.group()):
-                return None  # "the third week of May" is _nth_in's
-            return _hit(m, *_days(_nth_week(first, end, k), 7), "week")
-        d = first + timedelta(days=k - 1)
-        return _hit(m, *_days(d), "day") if d < end else None
-    n = lx.number(" ".join(m["n"].split())) if m["n"] else 1
-    if n is None or n < 1 or (not m["n"] and unit == "week"):
-        return None  # vague counts; "the first week of May" is _nth_in's
-    sign = _ORDINAL_N[m["pos"]]
-    kind = "range" if m["n"] else "point"  # "the last day of the month" is one day
-    if unit == "day":
-        lo, hi = (first, first + timedelta(days=n)) if sign > 0 else (end - timedelta(days=n), end)
-        return _hit(m, *_days(lo, (hi - lo).days), "day", kind=kind) if lo >= first and hi <= end else None
-    if unit == "week":
-        last = _nth_week(first, end, -1) - timedelta(days=7 * (n - 1))
-        monday = _nth_week(first, end, 1) if sign > 0 else last
-        return _hit(m, *_days(monday, 7 * n), "day", kind="range")
-    months = (end.year - first.year) * 12 + end.month - first.month
-    if n >= months:
-        return None
-    lo = first if sign > 0 else _add_months(first, months - n)
-    return _hit(m, *_month(lo.year, lo.month, n), "month", kind=kind)
+    return make_hit(m, midnight(date(max(start, 1), 1, 1)), midnight(date(start + 100, 1, 1)), "decade")

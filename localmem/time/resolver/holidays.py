@@ -7,23 +7,23 @@ from collections.abc import Callable
 from datetime import date, timedelta
 
 from . import lexicon as lx
-from .calendar import _days, _week_start
-from .context import _Context, _Hit, _hit, _rule
-from .relative import _COMPOUND_NOUN
+from .calendar import day_span, week_start
+from .context import Context, Hit, make_hit, register_rule
+from .relative import COMPOUND_NOUN
 
 _HOLIDAY_MOD = r"(?:(?P<mod>this|next|last|the\s+following|following)\s+)?"
 
 
-@_rule(
+@register_rule(
     rf"(?P<weof>(?:the\s+)?(?:long\s+)?weekend\s+of\s+)?(?:the\s+)?"
     rf"{_HOLIDAY_MOD}(?P<h>{lx.HOLIDAY})(?:\s+(?P<y>{lx.YEAR}))?"
     rf"(?:\s+(?P<we>weekend)(?:\s+(?P<y2>{lx.YEAR}))?|\s+(?P<per>break|holidays?|vacation|hols))?",
     when=lx.HOLIDAY_WORDS,
     digits=True,
 )
-def _holiday(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _holiday(m: re.Match[str], ctx: Context) -> Hit | None:
     """Christmas, Easter 2024, next Thanksgiving, labor day weekend, Easter weekend, Christmas break."""
-    if _COMPOUND_NOUN.match(ctx.text, m.end()):
+    if COMPOUND_NOUN.match(ctx.text, m.end()):
         return None  # "an Easter egg", "the Christmas tree"
     name = m["h"]
     if m["per"] and not m["weof"]:
@@ -37,19 +37,19 @@ def _holiday(m: re.Match[str], ctx: _Context) -> _Hit | None:
     d = fn(int(year)) if year else _occurrence(m, ctx, fn)
     free = not (year or m["mod"])
     if m["we"] or m["weof"]:
-        sat = _week_start(d) + timedelta(days=5)
+        sat = week_start(d) + timedelta(days=5)
         if d.weekday() == 0:  # a Monday holiday: the long weekend before it
-            return _hit(m, *_days(d - timedelta(days=2), 3), "weekend", yearless=free)
+            return make_hit(m, *day_span(d - timedelta(days=2), 3), "weekend", yearless=free)
         if d.weekday() == 3:  # Thanksgiving: Thursday to Sunday
-            return _hit(m, *_days(d, 4), "weekend", yearless=free)
+            return make_hit(m, *day_span(d, 4), "weekend", yearless=free)
         if name.startswith("easter") and ctx.tz.key.startswith(lx.EASTER_MONDAY_PREFIXES):
             # Good Friday to Easter Monday, where both are public holidays
-            return _hit(m, *_days(d - timedelta(days=2), 4), "weekend", yearless=free)
-        return _hit(m, *_days(sat, 2), "weekend", yearless=free)
-    return _hit(m, *_days(d), "day", yearless=free)
+            return make_hit(m, *day_span(d - timedelta(days=2), 4), "weekend", yearless=free)
+        return make_hit(m, *day_span(sat, 2), "weekend", yearless=free)
+    return make_hit(m, *day_span(d), "day", yearless=free)
 
 
-def _occurrence(m: re.Match[str], ctx: _Context, fn: Callable[[int], date]) -> date:
+def _occurrence(m: re.Match[str], ctx: Context, fn: Callable[[int], date]) -> date:
     """The year-less holiday's date: "next"/"last" or the tense pick the year, else the nearest."""
     options = [fn(y) for y in range(ctx.today.year - 1, ctx.today.year + 2)]
     mod = " ".join((m["mod"] or "").split())
@@ -65,7 +65,7 @@ def _occurrence(m: re.Match[str], ctx: _Context, fn: Callable[[int], date]) -> d
     return min(options, key=lambda o: abs((o - ctx.today).days))
 
 
-def _holiday_period(m: re.Match[str], ctx: _Context, period: Callable[[int], tuple[date, int]]) -> _Hit:
+def _holiday_period(m: re.Match[str], ctx: Context, period: Callable[[int], tuple[date, int]]) -> Hit:
     """A holiday's break: the one under way, else by "next"/"last" or the tense, else the nearest."""
 
     def first(y: int) -> date:
@@ -80,14 +80,14 @@ def _holiday_period(m: re.Match[str], ctx: _Context, period: Callable[[int], tup
     else:
         d = _occurrence(m, ctx, first)
         n = period(d.year)[1]
-    return _hit(m, *_days(d, n), "week", vague=True, yearless=not (m["y"] or m["mod"]))
+    return make_hit(m, *day_span(d, n), "week", vague=True, yearless=not (m["y"] or m["mod"]))
 
 
-@_rule(
+@register_rule(
     rf"{_HOLIDAY_MOD}(?:the\s+)?(?:(?P<h>holidays|hols)|holiday\s+season|festive\s+season)(?P<y>\s+{lx.YEAR})?",
     when=("holidays", "hols", "holiday", "festive"),
 )
-def _the_holidays(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _the_holidays(m: re.Match[str], ctx: Context) -> Hit | None:
     """over the holidays, the holiday season: Christmas Eve through New Year's Day."""
     if m["h"] and not (m["mod"] or re.search(r"\bthe\s+\w+$", m.group())):
         return None  # "happy holidays", "holidays are expensive": no particular one

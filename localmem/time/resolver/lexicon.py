@@ -115,7 +115,7 @@ _ORD_ONES = {
 _ORD_TENS = {"twentieth": 20, "thirtieth": 30}
 
 
-def _alt(words: Iterable[str]) -> str:
+def alt(words: Iterable[str]) -> str:
     """A regex matching any of ``words``, longest first, factored into a trie.
 
     Python's ``re`` tries the branches of an alternation one by one at every
@@ -175,21 +175,21 @@ ORDINAL_WORDS = _ordinal_words()
 #: A month's name; only an abbreviation takes a dot ("Oct. 2"), so "in March." ends at the name.
 MONTH = (
     "(?:"
-    + _alt(k for k in MONTHS if len(k) > 4 or k in ("may", "june", "july"))
+    + alt(k for k in MONTHS if len(k) > 4 or k in ("may", "june", "july"))
     + "|"
-    + _alt(k for k in MONTHS if len(k) <= 4 and k not in ("may", "june", "july"))
+    + alt(k for k in MONTHS if len(k) <= 4 and k not in ("may", "june", "july"))
     + r"\.?)"
 )
-WEEKDAY_FULL = _alt(k for k in WEEKDAYS if k.endswith("day"))
-WEEKDAY = _alt(WEEKDAYS) + r"\.?"
-ORDINAL_WORD = _alt(ORDINAL_WORDS)
+WEEKDAY_FULL = alt(k for k in WEEKDAYS if k.endswith("day"))
+WEEKDAY = alt(WEEKDAYS) + r"\.?"
+ORDINAL_WORD = alt(ORDINAL_WORDS)
 DAY_NUMBER = r"(?:3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?"
 #: A day of the month, in digits or words ("21st", "twenty-first").
 DAY = rf"(?:{DAY_NUMBER}|{ORDINAL_WORD})"
 YEAR = r"(?:1\d\d\d|20\d\d|21\d\d)"
 #: A count: digits, number words, or a vague quantity ("a few").
 QUANTITY = (
-    r"(?:\d{1,3}|" + _alt(NUMBER_WORDS) + r"|an?|a\s+couple(?:\s+of)?|couple(?:\s+of)?"
+    r"(?:\d{1,3}|" + alt(NUMBER_WORDS) + r"|an?|a\s+couple(?:\s+of)?|couple(?:\s+of)?"
     r"|a\s+few|few|several|some)"
 )
 VAGUE_QUANTITIES = {"couple": (1, 3), "few": (2, 5), "several": (3, 7), "some": (2, 6)}
@@ -213,7 +213,7 @@ UNITS = {
     "yr": "year",
     "decade": "decade",
 }
-UNIT = _alt(UNITS) + r"s?"
+UNIT = alt(UNITS) + r"s?"
 
 #: Precision of an amount of time counted in this unit ("3 weeks ago" is known to a week).
 UNIT_PRECISION = {
@@ -253,7 +253,7 @@ PARTS_OF_DAY = {  # local hours [from, to); to > 24 runs into the next day
     "noon": (12, 13),
     "midday": (12, 13),
 }
-PART_OF_DAY = _alt(("morning", "afternoon", "evening", "night"))
+PART_OF_DAY = alt(("morning", "afternoon", "evening", "night"))
 
 DECADE_WORDS = {
     "twenties": 20,
@@ -401,7 +401,7 @@ HOLIDAYS: dict[str, Callable[[int], date]] = {
     "remembrance day": lambda y: date(y, 11, 11),
     "australia day": lambda y: date(y, 1, 26),
 }
-HOLIDAY = _alt(HOLIDAYS)
+HOLIDAY = alt(HOLIDAYS)
 
 #: Zones where a holiday falls on another day than in HOLIDAYS (which has the US dates).
 CANADA_PREFIXES = (

@@ -7,22 +7,22 @@ from datetime import date, datetime, time, timedelta
 
 from . import lexicon as lx
 from .calendar import (
-    _DAY,
-    _RANK,
-    _add_months,
-    _calendar_unit,
-    _days,
-    _midnight,
-    _month,
-    _part,
-    _shift,
-    _week_start,
-    _weekend,
+    ONE_DAY,
+    RANK,
+    add_months,
+    calendar_unit,
+    day_span,
+    midnight,
+    month_span,
+    part_of,
+    shift_date,
+    week_start,
+    weekend_span,
 )
-from .context import _Context, _Hit, _hit, _rule
+from .context import Context, Hit, make_hit, register_rule
 
 
-@_rule(
+@register_rule(
     r"(?:the\s+)?(?P<w>day\s+before\s+yesterday|day\s+after\s+tomorrow|night\s+before\s+last)"
     r"|(?P<d>today|tonight|tonite|2nite|2night|yesterday|yday|tomorrow|tmrw|tmr|2moro|2morrow"
     r"|(?:this|last|tomorrow|yesterday)\s+(?:morning|afternoon|evening|night))",
@@ -45,13 +45,13 @@ from .context import _Context, _Hit, _hit, _rule
         "day",
     ),
 )
-def _day_word(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _day_word(m: re.Match[str], ctx: Context) -> Hit | None:
     """today, yesterday, the day before yesterday, tonight, this morning, last night."""
     if m["w"]:
         if m["w"].startswith("night"):
             return _part_of_day(m, ctx.today - timedelta(days=2), "tonight")
         offset = -2 if "before" in m["w"] else 2
-        return _hit(m, *_days(ctx.today + timedelta(days=offset)), "day")
+        return make_hit(m, *day_span(ctx.today + timedelta(days=offset)), "day")
     word = m["d"].split()
     offsets = {
         "today": 0,
@@ -72,18 +72,18 @@ def _day_word(m: re.Match[str], ctx: _Context) -> _Hit | None:
     d = ctx.today + timedelta(days=offsets[word[0]])
     tonight = ("tonight", "tonite", "2nite", "2night")
     if len(word) == 1 and word[0] not in tonight:
-        return _hit(m, *_days(d), "day")
+        return make_hit(m, *day_span(d), "day")
     part = "tonight" if word[0] in tonight or word == ["last", "night"] else word[-1]
     return _part_of_day(m, d, part)
 
 
-def _part_of_day(m: re.Match[str], d: date, part: str) -> _Hit:
+def _part_of_day(m: re.Match[str], d: date, part: str) -> Hit:
     lo, hi = lx.PARTS_OF_DAY[part]
-    base = _midnight(d)
-    return _hit(m, base + timedelta(hours=lo), base + timedelta(hours=hi), "part_of_day")
+    base = midnight(d)
+    return make_hit(m, base + timedelta(hours=lo), base + timedelta(hours=hi), "part_of_day")
 
 
-_COMPOUND_NOUN = re.compile(
+COMPOUND_NOUN = re.compile(
     r"\s+(?:eggs?|bunny|tree|cards?|gifts?|presents?|lists?|lights|sweaters?|jumpers?|costumes?|candy|market|movies?"
     r"|songs?|carols?|spirit|decorations?|bags?|warriors?|editions?|rates?|pass|special|jobs?|shifts?|getaways?"
     r"|ornaments?|dinner\s+menu|traditions?|magic|music|food|shopping|cookies?|vibes?|wishes|mood|classics?|films?)\b"
@@ -93,20 +93,20 @@ _COMPOUND_NOUN = re.compile(
 _REL = r"(?P<mod>this\s+past|this\s+coming|this|current|last|next|past|coming|upcoming|previous|following)"
 
 
-@_rule(
+@register_rule(
     rf"(?:(?:the\s+)?{_REL}\s+)?(?P<wd>{lx.WEEKDAY_FULL}|(?:(?<=last\s)|(?<=next\s)|(?<=this\s)|(?<=on\s)|(?<=off\s)"
     rf"|(?<=by\s)|(?<=until\s)|(?<=till\s))(?:{lx.WEEKDAY})|{lx.WEEKDAY}(?=\s+{lx.PART_OF_DAY}))"
     rf"(?P<after>\s+after\s+next)?(?:\s+(?:in\s+the\s+)?(?P<part>{lx.PART_OF_DAY}))?",
     when=lx.WEEKDAY_WORDS,
 )
-def _weekday(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _weekday(m: re.Match[str], ctx: Context) -> Hit | None:
     """Friday, last Friday, next Monday, this past Wednesday, Friday morning."""
     before = ctx.text[max(0, m.start() - 8) : m.start()]
     if re.search(r"\b(?:every|each)\s+$", before):
         return None  # a habit, not a day
     wd = lx.WEEKDAYS[m["wd"].rstrip(".")]
     mod = " ".join((m["mod"] or "").split())
-    week = _week_start(ctx.today)
+    week = week_start(ctx.today)
     if mod == "this":
         d = week + timedelta(days=wd)
     elif mod == "last" and ctx.today.weekday() >= 5:
@@ -126,15 +126,15 @@ def _weekday(m: re.Match[str], ctx: _Context) -> _Hit | None:
         d = ctx.weekday(wd, m.start())
     if m["part"]:
         return _part_of_day(m, d, m["part"])
-    return _hit(m, *_days(d), "day", weekday=True)
+    return make_hit(m, *day_span(d), "day", weekday=True)
 
 
-@_rule(
+@register_rule(
     rf"(?:{_REL}\s+week(?:'s)?\s+(?:on\s+)?(?P<wd>{lx.WEEKDAY})|(?P<wd2>{lx.WEEKDAY})\s+(?:of\s+)?"
     r"(?P<mod2>this|last|next|previous|the\s+following)\s+week)",
     when=lx.WEEKDAY_WORDS,
 )
-def _weekday_of_week(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _weekday_of_week(m: re.Match[str], ctx: Context) -> Hit | None:
     """next week Tuesday, tuesday of next week, this week Monday."""
     mod = m["mod"] or m["mod2"]
     wd = lx.WEEKDAYS[(m["wd"] or m["wd2"]).rstrip(".")]
@@ -149,7 +149,7 @@ def _weekday_of_week(m: re.Match[str], ctx: _Context) -> _Hit | None:
         "the following": 7,
         "past": -7,
     }.get(" ".join(mod.split()), 0)
-    return _hit(m, *_days(_week_start(ctx.today) + timedelta(days=shift + wd)), "day")
+    return make_hit(m, *day_span(week_start(ctx.today) + timedelta(days=shift + wd)), "day")
 
 
 def step_of(mod: str) -> int:
@@ -169,42 +169,42 @@ def step_of(mod: str) -> int:
     }[" ".join(mod.split())]
 
 
-@_rule(
+@register_rule(
     rf"(?:the\s+)?{_REL}\s+(?P<unit>week|weekend|fortnight|work\s*week|working\s+week|month|year|calendar\s+year"
     r"|quarter|decade|"
     r"spring|summer|autumn|fall|winter)",
     when=("week", "weekend", "fortnight", "workweek", "working", "work", "month", "year", "quarter", "decade")
     + tuple(lx.SEASON_WORDS),
 )
-def _this_next_last(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _this_next_last(m: re.Match[str], ctx: Context) -> Hit | None:
     """this week, last weekend, next month, the past year, this summer, last quarter."""
     mod = " ".join(m["mod"].split())
     unit = m["unit"].replace("calendar ", "")
     if unit.startswith("work"):
-        hit = _calendar_unit(m, ctx.today, "week", step_of(m["mod"]))
+        hit = calendar_unit(m, ctx.today, "week", step_of(m["mod"]))
         hit.end = hit.end - timedelta(days=2) if hit.end else None
         return hit
     step = step_of(mod)
     t = ctx.today
     if unit == "fortnight":  # two calendar weeks next to this one
-        return _calendar_unit(m, t, "week", 1 if step >= 0 else -2, 2)
+        return calendar_unit(m, t, "week", 1 if step >= 0 else -2, 2)
     if mod == "past" and unit in ("week", "month", "year"):  # the rolling one
-        return _hit(m, _midnight(_shift(t, unit, -1)), _midnight(t), unit, kind="range")
+        return make_hit(m, midnight(shift_date(t, unit, -1)), midnight(t), unit, kind="range")
     if unit in lx.SEASONS:
         return _season(m, ctx, unit, step)
-    return _calendar_unit(m, t, unit, step)
+    return calendar_unit(m, t, unit, step)
 
 
-def _season_bounds(ctx: _Context, name: str, year: int) -> tuple[datetime, datetime]:
+def _season_bounds(ctx: Context, name: str, year: int) -> tuple[datetime, datetime]:
     month = lx.SEASONS[name]
     if ctx.southern:
         month = (month + 5) % 12 + 1
-    return _month(year, month, 3)
+    return month_span(year, month, 3)
 
 
-def _season(m: re.Match[str], ctx: _Context, name: str, step: int | None, year: int | None = None) -> _Hit:
+def _season(m: re.Match[str], ctx: Context, name: str, step: int | None, year: int | None = None) -> Hit:
     if year is not None:
-        return _hit(m, *_season_bounds(ctx, name, year), "season")
+        return make_hit(m, *_season_bounds(ctx, name, year), "season")
     now = ctx.now
     current = None  # the season's occurrence containing today, or the latest one before it
     for y in (now.year - 1, now.year):
@@ -222,14 +222,14 @@ def _season(m: re.Match[str], ctx: _Context, name: str, step: int | None, year: 
         step = 0 if ongoing or ctx.tense(m.start()) == "past" else 1
     elif step == -1 and not ongoing:
         step = 0
-    return _hit(m, *_season_bounds(ctx, name, y + step), "season")
+    return make_hit(m, *_season_bounds(ctx, name, y + step), "season")
 
 
-@_rule(
+@register_rule(
     rf"(?:(?:in|during|over|through)\s+)?(?:the\s+)?(?P<s>spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?(?P<y>{lx.YEAR}))?",
     when=lx.SEASON_WORDS,
 )
-def _season_name(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _season_name(m: re.Match[str], ctx: Context) -> Hit | None:
     """in the summer, summer 2024, winter of 2023."""
     if not m["y"] and not re.match(r"(?:in|during|over|through)\b", m.group()):
         return None  # "fall" the verb, "spring" the coil, "summer" the name
@@ -238,28 +238,28 @@ def _season_name(m: re.Match[str], ctx: _Context) -> _Hit | None:
     return _season(m, ctx, m["s"], None, int(m["y"]) if m["y"] else None)
 
 
-@_rule(r"(?:(?P<lead>over|on|at|during|for)\s+)?(?:the\s+|my\s+|this\s+)?weekend", when=("weekend",))
-def _the_weekend(m: re.Match[str], ctx: _Context) -> _Hit | None:
+@register_rule(r"(?:(?P<lead>over|on|at|during|for)\s+)?(?:the\s+|my\s+|this\s+)?weekend", when=("weekend",))
+def _the_weekend(m: re.Match[str], ctx: Context) -> Hit | None:
     """over the weekend, the weekend, my weekend: the nearest weekend in the clause's direction."""
-    if "this" in m.group().split() or _COMPOUND_NOUN.match(ctx.text, m.end()):
+    if "this" in m.group().split() or COMPOUND_NOUN.match(ctx.text, m.end()):
         return None  # left to "this weekend"; "the weekend bag"
     t = ctx.today
-    monday = _week_start(t)
+    monday = week_start(t)
     if t.weekday() < 5 and ctx.tense(m.start()) == "past":
         monday -= timedelta(days=7)
-    return _hit(m, *_weekend(monday), "weekend")
+    return make_hit(m, *weekend_span(monday), "weekend")
 
 
-@_rule(
+@register_rule(
     r"the\s+(?P<unit>week|weekend|month|year)\s+(?P<dir>after|before)\s+(?:the\s+)?(?P<rel>next|last)",
     when=("week", "weekend", "month", "year"),
 )
-def _after_next(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _after_next(m: re.Match[str], ctx: Context) -> Hit | None:
     """the week after next, the year before last."""
     step = 2 if m["dir"] == "after" else -2
     if (m["rel"] == "next") != (m["dir"] == "after"):
         return None
-    return _calendar_unit(m, ctx.today, m["unit"], step)
+    return calendar_unit(m, ctx.today, m["unit"], step)
 
 
 def _qty_unit(tag: str = "") -> str:
@@ -269,7 +269,7 @@ def _qty_unit(tag: str = "") -> str:
 _QTY_UNIT = _qty_unit()
 
 
-_DURATION = rf"{_QTY_UNIT}(?:(?:,\s*|\s+)(?:and\s+)?(?P<q2>{lx.QUANTITY})\s*(?P<u2>{lx.UNIT}))*"
+DURATION = rf"{_QTY_UNIT}(?:(?:,\s*|\s+)(?:and\s+)?(?P<q2>{lx.QUANTITY})\s*(?P<u2>{lx.UNIT}))*"
 
 
 def _amount(text: str) -> list[tuple[str, int | None, tuple[int, int] | None]]:
@@ -283,9 +283,9 @@ def _amount(text: str) -> list[tuple[str, int | None, tuple[int, int] | None]]:
     return parts
 
 
-def _counted(
-    m: re.Match[str], ctx: _Context, anchor: datetime, sign: int, text: str, calendar: bool = False
-) -> _Hit | None:
+def counted_offset(
+    m: re.Match[str], ctx: Context, anchor: datetime, sign: int, text: str, calendar: bool = False
+) -> Hit | None:
     """The moment ``text`` (an amount) away from ``anchor``, at the unit's precision.
 
     With ``calendar`` (a count back from now: "five years ago") the answer is the whole
@@ -294,7 +294,7 @@ def _counted(
     parts = _amount(text)
     if not parts:
         return None
-    finest = min(parts, key=lambda p: _RANK[lx.UNIT_PRECISION[p[0]]])[0]
+    finest = min(parts, key=lambda p: RANK[lx.UNIT_PRECISION[p[0]]])[0]
     precision = lx.UNIT_PRECISION[finest]
     unit, _, vague = parts[0]
     if len(parts) == 1 and vague is not None:
@@ -303,19 +303,19 @@ def _counted(
         a = _moved(anchor, unit, sign * far, precision)
         b = _moved(anchor, unit, sign * near, precision)
         start, end = (a, b) if a <= b else (b, a)
-        return _hit(m, start, _ceil(end, precision), lx.WIDER[precision], vague=True)
+        return make_hit(m, start, _ceil(end, precision), lx.WIDER[precision], vague=True)
     at = anchor
     for unit_, count, _ in parts:
         at = _moved(at, unit_, sign * (count or 1), precision)
     if calendar and finest in _CALENDAR_UNIT:
-        hit = _calendar_unit(m, at.date(), _CALENDAR_UNIT[finest], 0)
+        hit = calendar_unit(m, at.date(), _CALENDAR_UNIT[finest], 0)
         hit.counted = True
         return hit
     # Otherwise an exact count lands on one day: "in 3 weeks" is that day, as arithmetic says.
     if precision in ("instant", "minute", "hour"):
         step = {"instant": timedelta(seconds=1), "minute": timedelta(minutes=1), "hour": timedelta(hours=1)}
-        return _hit(m, at, at + step[precision], precision)
-    return _hit(m, *_days(at.date()), "day", counted=True)
+        return make_hit(m, at, at + step[precision], precision)
+    return make_hit(m, *day_span(at.date()), "day", counted=True)
 
 
 #: The calendar period a count back from now lands in, by its finest unit.
@@ -337,25 +337,25 @@ def _moved(at: datetime, unit: str, n: float, precision: str) -> datetime:
         if precision == "minute":
             return at.replace(second=0, microsecond=0)
         return at.replace(microsecond=0)
-    return _midnight(_shift(at.date(), unit, n))
+    return midnight(shift_date(at.date(), unit, n))
 
 
 def _ceil(at: datetime, precision: str) -> datetime:
     steps = {"instant": timedelta(seconds=1), "minute": timedelta(minutes=1), "hour": timedelta(hours=1)}
-    return at + steps.get(precision, _DAY)
+    return at + steps.get(precision, ONE_DAY)
 
 
-@_rule(
+@register_rule(
     # not the tail of "the last 3 months and 2 days ago": that count belongs to "the last"
     r"(?<!last\s)(?<!past\s)(?<!next\s)(?<!previous\s)"
-    rf"{_DURATION}\s+(?P<dir>ago|back|earlier|before\s+now|later(?!\s+(?:this|today|in\s+the|that))|from\s+now"
+    rf"{DURATION}\s+(?P<dir>ago|back|earlier|before\s+now|later(?!\s+(?:this|today|in\s+the|that))|from\s+now"
     r"|from\s+today|hence)",
     when=("ago", "back", "earlier", "before", "later", "from", "hence"),
 )
-def _ago(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _ago(m: re.Match[str], ctx: Context) -> Hit | None:
     """3 days ago, a few weeks ago, 1 month and 21 days ago, two weeks from now, 3 weeks later."""
     sign = -1 if m["dir"] in ("ago", "back", "earlier", "before now") else 1
-    return _counted(m, ctx, ctx.now, sign, m.group(), calendar=sign < 0)
+    return counted_offset(m, ctx, ctx.now, sign, m.group(), calendar=sign < 0)
 
 
 _HEDGE = r"(?:about|around|roughly|approximately|approx\.?|like|maybe|almost|nearly|circa|~)"
@@ -370,13 +370,13 @@ _DAYS_PER = {
 }
 
 
-@_rule(
+@register_rule(
     rf"{_HEDGE}\s+(?P<q>{lx.QUANTITY})\s*(?P<u>{lx.UNIT})\s+ago"
     rf"|(?P<q1>{lx.QUANTITY})\s*(?:or|to|-|–)\s*(?P<q2>{lx.QUANTITY})\s+(?P<u2>{lx.UNIT})\s+ago"
     rf"|(?P<q3>{lx.QUANTITY})\s+(?P<u3>{lx.UNIT})\s+or\s+(?:so|(?P<q4>{lx.QUANTITY}))\s+ago",
     when=("ago",),
 )
-def _ago_about(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _ago_about(m: re.Match[str], ctx: Context) -> Hit | None:
     """about 3 weeks ago, two or three days ago, a week or two ago, a month or so ago: a range, vague."""
     u = m["u"] or m["u2"] or m["u3"]
     unit = lx.UNITS.get(u.rstrip("s"), lx.UNITS.get(u, ""))
@@ -392,7 +392,7 @@ def _ago_about(m: re.Match[str], ctx: _Context) -> _Hit | None:
     else:
         n = lx.number(m["q"])
         if n and unit in _CALENDAR_UNIT:  # "about 3 years ago": that year, hedged
-            hit = _counted(m, ctx, ctx.now, -1, f"{n} {unit}", calendar=True)
+            hit = counted_offset(m, ctx, ctx.now, -1, f"{n} {unit}", calendar=True)
             if hit is not None:
                 hit.vague = True
             return hit
@@ -402,27 +402,27 @@ def _ago_about(m: re.Match[str], ctx: _Context) -> _Hit | None:
     per = _DAYS_PER[unit]
     far = ctx.today - timedelta(days=round(hi * per))
     near = ctx.today - timedelta(days=round(lo * per))
-    return _hit(m, _midnight(far), _midnight(near + _DAY), lx.UNIT_PRECISION[unit], vague=True)
+    return make_hit(m, midnight(far), midnight(near + ONE_DAY), lx.UNIT_PRECISION[unit], vague=True)
 
 
-@_rule(
-    rf"(?:within|less\s+than)\s+{_DURATION}\s+(?:from|after)\s+(?P<a>today|now|tomorrow|tmrw)",
+@register_rule(
+    rf"(?:within|less\s+than)\s+{DURATION}\s+(?:from|after)\s+(?P<a>today|now|tomorrow|tmrw)",
     when=("within", "less"),
 )
-def _within_from(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _within_from(m: re.Match[str], ctx: Context) -> Hit | None:
     """within 2 weeks from today, less than 3 days after tomorrow: the days up to that point."""
-    first = ctx.today + (_DAY if m["a"].startswith("t") and m["a"] != "today" else timedelta(0))
-    end = _counted(m, ctx, _midnight(first), 1, m.group())
+    first = ctx.today + (ONE_DAY if m["a"].startswith("t") and m["a"] != "today" else timedelta(0))
+    end = counted_offset(m, ctx, midnight(first), 1, m.group())
     if end is None or end.start is None or end.vague:
         return None
-    return _hit(m, _midnight(first), end.start, "day", kind="range")
+    return make_hit(m, midnight(first), end.start, "day", kind="range")
 
 
-@_rule(
-    rf"in\s+(?:(?:about|around|roughly|like|maybe|just)\s+)?{_DURATION}(?!\s+(?:time|of|from|since))",
+@register_rule(
+    rf"in\s+(?:(?:about|around|roughly|like|maybe|just)\s+)?{DURATION}(?!\s+(?:time|of|from|since))",
     when=lx.UNIT_WORDS,
 )
-def _in_duration(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _in_duration(m: re.Match[str], ctx: Context) -> Hit | None:
     """in 2 weeks, in a couple of days: a future moment, unless it is a duration ("in 58 minutes")."""
     unit = _amount(m.group())[0][0]
     tense = ctx.tense(m.start())
@@ -436,16 +436,16 @@ def _in_duration(m: re.Match[str], ctx: _Context) -> _Hit | None:
         before,
     ):
         return None  # a duration: "a 10K in 25 minutes", "lose 5 kg in 3 weeks"
-    return _counted(m, ctx, ctx.now, 1, m.group())
+    return counted_offset(m, ctx, ctx.now, 1, m.group())
 
 
-@_rule(
+@register_rule(
     rf"(?:(?:with)?in\s+)?(?:the\s+)?(?P<dir>next|past|last|previous|coming|following|upcoming)\s+{_QTY_UNIT}"
     rf"|(?P<q2>{lx.QUANTITY})\s+(?P<dir2>next|upcoming|coming|past|previous)\s+(?P<u2>{lx.UNIT[:-2]}s)"
     rf"|within\s+(?:the\s+)?(?P<dir3>next\s+)?{_qty_unit('3')}",
     when=("next", "past", "last", "previous", "coming", "following", "upcoming", "within"),
 )
-def _rolling(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _rolling(m: re.Match[str], ctx: Context) -> Hit | None:
     """the past 3 days, next 2 weeks, the last 3 months, within 9 months, 5 upcoming years."""
     direction = m["dir"] or m["dir2"] or "next"
     q = m["q"] or m["q2"] or m["q3"]
@@ -458,89 +458,90 @@ def _rolling(m: re.Match[str], ctx: _Context) -> _Hit | None:
     back = direction in ("past", "last", "previous")
     t = ctx.today
     if unit in ("quarter", "decade"):
-        hit = _calendar_unit(m, t, unit, -n if back else 1, n)
+        hit = calendar_unit(m, t, unit, -n if back else 1, n)
         hit.kind, hit.vague = "range", vague
         return hit
     if unit in ("second", "minute", "hour"):
         span = timedelta(**{unit + "s": n})
         start, end = (ctx.now - span, ctx.now) if back else (ctx.now, ctx.now + span)
-        return _hit(m, start, end, lx.UNIT_PRECISION[unit], kind="range", vague=vague)
+        return make_hit(m, start, end, lx.UNIT_PRECISION[unit], kind="range", vague=vague)
     if back:
-        return _hit(m, _midnight(_shift(t, unit, -n)), _midnight(t), "day", kind="range", vague=vague)
-    first = t if m.group().startswith("within") else t + _DAY
-    return _hit(m, _midnight(first), _midnight(_shift(first, unit, n)), "day", kind="range", vague=vague)
+        return make_hit(m, midnight(shift_date(t, unit, -n)), midnight(t), "day", kind="range", vague=vague)
+    first = t if m.group().startswith("within") else t + ONE_DAY
+    return make_hit(m, midnight(first), midnight(shift_date(first, unit, n)), "day", kind="range",
+                    vague=vague)
 
 
-@_rule(
+@register_rule(
     r"(?P<w>the\s+other\s+day|(?:just\s+)?recently|lately|not\s+(?:so\s+)?long\s+ago|a\s+while\s+(?:ago|back)"
     r"|some\s+time\s+ago|a\s+long\s+time\s+ago|ages\s+ago)",
     when=("other", "recently", "lately", "long", "while", "time", "ages"),
 )
-def _vague(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _vague(m: re.Match[str], ctx: Context) -> Hit | None:
     """the other day, recently, lately, a while ago: wide, coarse, flagged vague."""
     w = " ".join(m["w"].split())
     t = ctx.today
     if w == "the other day":
-        return _hit(m, *_days(t - timedelta(days=10), 9), "week", vague=True)
+        return make_hit(m, *day_span(t - timedelta(days=10), 9), "week", vague=True)
     if w in ("a while ago", "a while back", "some time ago"):
-        return _hit(
-            m, _midnight(_add_months(t, -12)), _midnight(t - timedelta(days=14)), "unknown", vague=True
+        return make_hit(
+            m, midnight(add_months(t, -12)), midnight(t - timedelta(days=14)), "unknown", vague=True
         )
     if w in ("a long time ago", "ages ago"):
-        return _hit(m, _midnight(_add_months(t, -120)), _midnight(_add_months(t, -6)), "unknown", vague=True)
-    return _hit(m, _midnight(_add_months(t, -1)), _midnight(t + _DAY), "month", vague=True)
+        return make_hit(m, midnight(add_months(t, -120)), midnight(add_months(t, -6)), "unknown", vague=True)
+    return make_hit(m, midnight(add_months(t, -1)), midnight(t + ONE_DAY), "month", vague=True)
 
 
-@_rule(
+@register_rule(
     r"(?P<mod>earlier|later)\s+(?:this|in\s+the)\s+(?P<unit>week|month|year)"
     r"|(?:the\s+)?(?:(?:rest|remainder)\s+of\s+(?:the\s+|this\s+|my\s+)?|remaining\s+(?:of\s+)?(?:the\s+|this\s+|my\s+)"
     r"|rest\s+this\s+)(?P<rest>week|month|year)"
     r"|(?P<mod2>earlier|later)\s+today",
     when=("earlier", "later", "rest", "remaining", "remainder"),
 )
-def _earlier_later(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _earlier_later(m: re.Match[str], ctx: Context) -> Hit | None:
     """earlier this month, later this week, later in the year, the rest of the week, later today."""
     t = ctx.today
     if m["mod2"]:
-        start, end = (_midnight(t), ctx.now) if m["mod2"] == "earlier" else (ctx.now, _midnight(t + _DAY))
-        return _hit(m, start, end, "day") if start < end else None
+        start, end = (midnight(t), ctx.now) if m["mod2"] == "earlier" else (ctx.now, midnight(t + ONE_DAY))
+        return make_hit(m, start, end, "day") if start < end else None
     if m["rest"]:
-        whole = _calendar_unit(m, t, m["rest"], 0)
-        whole.start, whole.precision, whole.kind = _midnight(t), "day", "range"
+        whole = calendar_unit(m, t, m["rest"], 0)
+        whole.start, whole.precision, whole.kind = midnight(t), "day", "range"
         return whole
-    whole = _calendar_unit(m, t, m["unit"], 0)
+    whole = calendar_unit(m, t, m["unit"], 0)
     assert whole.start is not None and whole.end is not None
     if m["mod"] == "earlier":
-        whole.end = _midnight(t)
+        whole.end = midnight(t)
     else:  # "later": the second half of the unit (from Thursday, the 16th, July), or from today once in it
         half = {
-            "week": _week_start(t) + timedelta(days=3),
+            "week": week_start(t) + timedelta(days=3),
             "month": t.replace(day=16),
             "year": date(t.year, 7, 1),
         }
-        whole.start = _midnight(max(half[m["unit"]], t))
+        whole.start = midnight(max(half[m["unit"]], t))
     if whole.end is not None and whole.start is not None and whole.end <= whole.start:
         return None
     return whole
 
 
-@_rule(
+@register_rule(
     r"(?P<mod>early|mid|late|the\s+(?:beginning|start|middle|end)\s+of|(?:beginning|start|middle|end)\s+of)"
     r"[\s-]+(?:(?:the\s+)?(?P<rel>this|next|last)\s+|the\s+)?(?P<unit>week|month|year)",
     when=("early", "mid", "late", "beginning", "start", "middle", "end"),
 )
-def _unit_part(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _unit_part(m: re.Match[str], ctx: Context) -> Hit | None:
     """early next week, the end of this month, late last year, by the end of the week."""
     if m["rel"] is None and not re.search(r"\bof\b", m.group()):
         return None  # "mid year" alone is an adjective; "the end of the year" is this year's end
     step = {"this": 0, "next": 1, "last": -1}[m["rel"] or "this"]
-    whole = _calendar_unit(m, ctx.today, m["unit"], step)
+    whole = calendar_unit(m, ctx.today, m["unit"], step)
     assert whole.start is not None and whole.end is not None
     precision = {"week": "day", "month": "week", "year": "season"}[m["unit"]]
-    return _part(m, whole.start, whole.end, m["mod"], precision)
+    return part_of(m, whole.start, whole.end, m["mod"], precision)
 
 
-_CLOCK = (
+CLOCK = (
     r"(?:(?P<h>1[0-2]|0?[1-9])(?::(?P<mi>[0-5]\d))?\s*(?P<ap>a\.?m\.?|p\.?m\.?)(?!\w)"
     r"|(?P<h24>[01]?\d|2[0-3]):(?P<mi24>[0-5]\d)(?!\s*(?:/|pace|per|min|mile|km|ratio|split))"
     r"|(?P<word>noon|midday|midnight))"
@@ -550,29 +551,29 @@ _CLOCK = (
 _CLOCK_RANGE_BEFORE = re.compile(r"\d(?::\d\d)?\s*(?:[ap]\.?m\.?)?\s*(?:-|–|to|and|until|till)\s*$")
 
 
-@_rule(
-    rf"(?P<cue>(?:at|around|by|from|until|till|before|after|since|between|@)\s*)?{_CLOCK}",
+@register_rule(
+    rf"(?P<cue>(?:at|around|by|from|until|till|before|after|since|between|@)\s*)?{CLOCK}",
     when=("noon", "midday", "midnight"),
     digits=True,
 )
-def _clock_time(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _clock_time(m: re.Match[str], ctx: Context) -> Hit | None:
     """at 7pm, 19:30, at noon: today's, or the nearest one in the clause's direction."""
     if not (m["cue"] or m["ap"]) and not _CLOCK_RANGE_BEFORE.search(
         ctx.text, max(0, m.start() - 16), m.start()
     ):
         return None  # "a 8:12 mile", "1:10 ratio", "midnight blue"
-    hour, minute, precision = _clock_parts(m)
+    hour, minute, precision = clock_parts(m)
     direction = ctx.tense(m.start())
     at = datetime.combine(ctx.today, time(hour, minute))
     if direction == "past" and at > ctx.now:
-        at -= _DAY
+        at -= ONE_DAY
     elif direction == "future" and at <= ctx.now:
-        at += _DAY
+        at += ONE_DAY
     step = timedelta(hours=1) if precision == "hour" else timedelta(minutes=1)
-    return _hit(m, at, at + step, precision)
+    return make_hit(m, at, at + step, precision)
 
 
-def _clock_parts(m: re.Match[str]) -> tuple[int, int, str]:
+def clock_parts(m: re.Match[str]) -> tuple[int, int, str]:
     if m["word"]:
         return (0 if m["word"] == "midnight" else 12), 0, "minute"
     if m["h24"]:
@@ -581,35 +582,35 @@ def _clock_parts(m: re.Match[str]) -> tuple[int, int, str]:
     return hour, int(m["mi"] or 0), "minute" if m["mi"] else "hour"
 
 
-@_rule(r"(?P<u>year|month)[\s-]to[\s-]date|ytd", when=("date", "ytd"))
-def _to_date(m: re.Match[str], ctx: _Context) -> _Hit | None:
+@register_rule(r"(?P<u>year|month)[\s-]to[\s-]date|ytd", when=("date", "ytd"))
+def _to_date(m: re.Match[str], ctx: Context) -> Hit | None:
     """year to date, month to date."""
     t = ctx.today
     first = t.replace(month=1, day=1) if m["u"] != "month" else t.replace(day=1)
-    return _hit(m, _midnight(first), _midnight(t + _DAY), "day", kind="range")
+    return make_hit(m, midnight(first), midnight(t + ONE_DAY), "day", kind="range")
 
 
-@_rule(
+@register_rule(
     r"(?P<since>from\s+now\s+on)|(?P<until>(?:up\s+until|until|till|til)\s+now)|(?P<w>(?:right\s+|just\s+)?now|at\s+the\s+moment|at\s+present|currently|presently|as\s+we\s+speak"
     r"|(?P<wide>these\s+days|nowadays)|(?P<end>the\s+present|current\s+date|present))",
     when=("now", "present", "current", "currently", "presently", "moment", "days", "nowadays", "speak"),
 )
-def _now(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _now(m: re.Match[str], ctx: Context) -> Hit | None:
     """now, currently, at the moment: the day it was said; these days, nowadays: the weeks
     around it, vague. "the present" only ends a range ("between Jan 22 and the present")."""
     if m["since"]:
-        return _hit(m, _midnight(ctx.today), None, "day", kind="since")
+        return make_hit(m, midnight(ctx.today), None, "day", kind="since")
     if m["until"]:
-        return _hit(m, None, ctx.now, "day", kind="until")
+        return make_hit(m, None, ctx.now, "day", kind="until")
     if m["end"]:
-        return _hit(m, *_days(ctx.today), "day", standalone=False, present=True)
+        return make_hit(m, *day_span(ctx.today), "day", standalone=False, present=True)
     before = _NOT_NOW_BEFORE.search(ctx.text, max(0, m.start() - 8), m.start())
     if before or _NOT_NOW.match(ctx.text, m.end()):
         return None  # "now and then", "now that you ask", "every now and again"
     if m["wide"]:
-        start = _midnight(_add_months(ctx.today, -1))
-        return _hit(m, start, _midnight(ctx.today + _DAY), "month", vague=True, present=True)
-    return _hit(m, *_days(ctx.today), "day", present=True)
+        start = midnight(add_months(ctx.today, -1))
+        return make_hit(m, start, midnight(ctx.today + ONE_DAY), "month", vague=True, present=True)
+    return make_hit(m, *day_span(ctx.today), "day", present=True)
 
 
 _NOT_NOW = re.compile(r"\s+(?:and\s+(?:then|again)|that)\b")
@@ -621,12 +622,12 @@ _NOT_NOW_BEFORE = re.compile(r"\b(?:every|by)\s+$")
 # -- ranges with a shared month: "June 3-5", "from 4 to 22 January", "between 3 and 12 of Sept" ------
 
 
-@_rule(
+@register_rule(
     rf"in\s+(?P<q0>{lx.QUANTITY})\s+weekends?"
     rf"|(?P<q>{lx.QUANTITY})\s+weekends?\s+(?P<dir>ago|back|earlier|later|from\s+now|hence)",
     when=("weekend", "weekends"),
 )
-def _weekends_away(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _weekends_away(m: re.Match[str], ctx: Context) -> Hit | None:
     """two weekends ago, two weekends later, in two weekends: weekends counted one by one
     from today, so "one weekend ago" is the last one gone and "in one weekend" the first
     one to come (this week's, on a weekday)."""
@@ -641,21 +642,21 @@ def _weekends_away(m: re.Match[str], ctx: _Context) -> _Hit | None:
 
     n = lx.number(q)
     if n is not None:
-        return _calendar_unit(m, ctx.today, "weekend", step(n)) if n > 0 else None
+        return calendar_unit(m, ctx.today, "weekend", step(n)) if n > 0 else None
     lo, hi = next(r for w, r in lx.VAGUE_QUANTITIES.items() if w in q)
-    near = _calendar_unit(m, ctx.today, "weekend", step(lo))
-    far = _calendar_unit(m, ctx.today, "weekend", step(hi))
+    near = calendar_unit(m, ctx.today, "weekend", step(lo))
+    far = calendar_unit(m, ctx.today, "weekend", step(hi))
     assert near.start is not None and far.start is not None and near.end is not None and far.end is not None
     start, end = (far.start, near.end) if sign < 0 else (near.start, far.end)
-    return _hit(m, start, end, "week", vague=True)
+    return make_hit(m, start, end, "week", vague=True)
 
 
-@_rule(
+@register_rule(
     rf"(?P<q>{lx.QUANTITY})\s+(?P<wd>{lx.WEEKDAY_FULL})s?\s+"
     r"(?P<dir>ago|back|earlier|later|from\s+now|from\s+today|hence)",
     when=tuple(w + "s" for w in lx.WEEKDAY_WORDS) + tuple(lx.WEEKDAY_WORDS),
 )
-def _weekdays_away(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _weekdays_away(m: re.Match[str], ctx: Context) -> Hit | None:
     """two Sundays from now, three Fridays ago: that weekday counted one by one from today."""
     n = lx.number(" ".join(m["q"].split()))
     if not n:
@@ -665,15 +666,15 @@ def _weekdays_away(m: re.Match[str], ctx: _Context) -> _Hit | None:
         d = ctx.weekday(wd, m.start(), "past") - timedelta(days=7 * (n - 1))
     else:
         d = ctx.weekday(wd, m.start(), "future") + timedelta(days=7 * (n - 1))
-    return _hit(m, *_days(d), "day")
+    return make_hit(m, *day_span(d), "day")
 
 
-@_rule(
+@register_rule(
     r"for\s+the\s+(?P<unit>day|week|month|year)(?=\s*(?:[.,!?;)]|$|\s+(?:and|but|so|too|though|anyway)\b))",
     when=("day", "week", "month", "year"),
 )
-def _for_the_unit(m: re.Match[str], ctx: _Context) -> _Hit | None:
+def _for_the_unit(m: re.Match[str], ctx: Context) -> Hit | None:
     """I'm done for the day, away for the month: the one under way (not "for the day we met")."""
     if m["unit"] == "day":
-        return _hit(m, *_days(ctx.today), "day")
-    return _calendar_unit(m, ctx.today, m["unit"], 0)
+        return make_hit(m, *day_span(ctx.today), "day")
+    return calendar_unit(m, ctx.today, m["unit"], 0)

@@ -1,13 +1,55 @@
-"""Writing a resolved mention back as absolute dates: "on the weekend of 2025-06-14 to 2025-06-15"."""
+"""What the resolver finds: a time phrase, its span, and the local interval it names.
+
+A mention also writes itself back in absolute dates (:meth:`TimeMention.render`):
+"last weekend" becomes "on the weekend of 2025-06-14 to 2025-06-15".
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from . import TimeMention
+__all__ = ["TimeMention", "render_mention"]
+
+
+@dataclass(frozen=True, slots=True)
+class TimeMention:
+    """One time phrase found in a message, resolved to a local interval.
+
+    ``start``/``end`` are aware datetimes in the sender's zone; the interval is
+    half-open. ``start is None`` for "until X" (no start said), ``end is None``
+    for "since X" (still going). ``kind`` is ``point`` (one period: a day, a
+    weekend, "3 weeks ago"), ``range`` ("from X to Y", "the past 3 days"),
+    ``since`` or ``until``.
+    """
+
+    phrase: str
+    span: tuple[int, int]
+    start: datetime | None
+    end: datetime | None
+    precision: str
+    kind: str = "point"
+    vague: bool = False
+
+    @property
+    def open_start(self) -> bool:
+        """No start was said ("until Friday")."""
+        return self.start is None
+
+    @property
+    def open_end(self) -> bool:
+        """No end was said ("since January")."""
+        return self.end is None
+
+    @property
+    def present(self) -> bool:
+        """The phrase names the present ("now", "currently", "these days"), not a time of its own."""
+        return self.kind == "point" and _PRESENT.fullmatch(self.phrase) is not None
+
+    def render(self) -> str:
+        """The phrase rewritten in absolute dates ("on the weekend of 2025-06-14 to 2025-06-15")."""
+        return render_mention(self)
 
 
 def _fmt(at: datetime, precision: str) -> str:
@@ -34,7 +76,8 @@ _PRESENT = re.compile(
 )
 
 
-def _render(m: TimeMention) -> str:
+def render_mention(m: TimeMention) -> str:
+    """A mention written in absolute dates: what :meth:`TimeMention.render` returns."""
     p = m.precision
     if m.kind == "point" and re.fullmatch(r"\d{4}", m.phrase):
         return m.phrase  # "a 2010 trip", "it was 2020": the year already says it

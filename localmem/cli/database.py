@@ -63,6 +63,12 @@ def open_tui(path: Path, *, user: str | None, write: bool, clock: Clock | None) 
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
+    if not (sys.stdout.isatty() and sys.stdin.isatty()):
+        # Without a terminal Textual would draw into a pipe forever: refuse, as demo falls back.
+        raise InvalidInputError(
+            "localmem tui needs a terminal (stdin and stdout): run it in one, or use read, "
+            "history or snapshot in scripts"
+        )
     path = db_path(args)
     return open_tui(Path(path) if path else default_path(), user=args.user, write=args.write,
                     clock=clock_arg(getattr(args, "now", None)))
@@ -99,12 +105,12 @@ def add_commands(command: Command) -> None:
     p = command("doctor", "check the database's integrity and invariants")
     p.set_defaults(func=cmd_doctor)
 
-    p = command("tui", "browse the memories in the terminal UI (read-only unless --write)")
+    p = command("tui", "browse the memories in the terminal UI (read-only unless --write)", json=False)
     p.add_argument("--user", help="whose memories to show first (default: the first user)")
     p.add_argument("--write", action="store_true",
                    help="allow correct, retract and expire from the history screen (each confirmed)")
     p.set_defaults(func=None, without_store=cmd_tui)
 
     p = command("demo", "rebuild the demo database (fee and Sam stories) and open it in the TUI "
-                        "(at a terminal; else print what the stories show)")
+                        "(at a terminal; else print what the stories show)", clock=False)
     p.set_defaults(func=None, without_store=run_demo)

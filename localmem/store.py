@@ -63,14 +63,15 @@ def open(
 ) -> Store:
     """Open the store at ``path``, creating or migrating it as needed.
 
-    Only the default file's folder is ever made: a path whose folder does not
-    exist is refused (like ``sqlite3.connect``), so a mistyped path never leaves
-    folders and an empty database behind.
+    With ``create=False`` nothing is made: a missing file is an error, so a
+    read-only tool given a mistyped path leaves no empty database behind (the
+    command line opens every read that way, and refuses to make folders for
+    ``--db``).
 
     Args:
         path: a database file; ``":memory:"`` for a throwaway store; None for
-            the default file in the user data dir (created with mode 0600,
-            with its folder).
+            the default file in the user data dir (created with mode 0600;
+            missing folders are made).
         clock: returns an aware datetime; the only source of recorded_at.
             Defaults to the system clock.
         embedder: turns text into vectors (:class:`localmem.Embedder`); with
@@ -86,8 +87,7 @@ def open(
         EmbeddingUnavailableError: an embedder was given and sqlite-vec is missing.
         EmbeddingMismatchError: the file holds vectors of the embedder's model
             name with other dimensions.
-        DatabaseNotFoundError: ``create`` is False and there is no file at
-            ``path``, or the folder of ``path`` does not exist.
+        DatabaseNotFoundError: ``create`` is False and there is no file at ``path``.
     """
     _check_path(path, create)
     conn = connect(path)
@@ -99,7 +99,7 @@ def open(
 
 
 def _check_path(path: str | os.PathLike[str] | None, create: bool) -> None:
-    """Refuse a missing file (unless creating) or a missing folder, before SQLite makes either."""
+    """Refuse a missing file when not creating, before SQLite makes one."""
     if path is None:
         target = default_path()
         if not create and not target.exists():
@@ -113,11 +113,6 @@ def _check_path(path: str | os.PathLike[str] | None, create: bool) -> None:
         return
     if not create:
         raise DatabaseNotFoundError(f"no localmem database at {name!r}: open(..., create=False) makes none")
-    if not target.parent.is_dir():
-        raise DatabaseNotFoundError(
-            f"folder {str(target.parent)!r} of database {name!r} does not exist: "
-            "localmem makes no folders for an explicit path (create it first)"
-        )
 
 
 def _pick(name: str, old: Any, new: Any) -> Any:

@@ -58,7 +58,9 @@ def test_an_ordinary_import_records_now(migrating: localmem.Store) -> None:
     assert knew(migrating, "2025-03-11T23:59:00Z") == []
 
 
-def test_backfill_never_goes_before_what_the_store_holds(migrating: localmem.Store, late: FrozenClock) -> None:
+def test_backfill_never_goes_before_what_the_store_holds(
+    migrating: localmem.Store, late: FrozenClock
+) -> None:
     """A store that already recorded something later refuses the backfill, and writes nothing."""
     late.set("2025-06-01T00:00:00Z")
     migrating.add("already here", user_id="ann")

@@ -60,7 +60,7 @@ def one_error(result: tuple[int, str, str], *needles: str) -> None:
 
 
 def test_export_to_a_missing_folder_or_a_directory_is_one_line(sh: Shell, tmp_path: Path) -> None:
-    """Sync, CSV and JSON exports to a missing folder, and a sync export onto a directory, are one-line errors."""
+    """Exports to a missing folder (sync, CSV, JSON) or onto a directory are one-line errors."""
     sh("--db", "m.db", "add", "x", "--user", "sam")
     one_error(sh("--db", "m.db", "export", "nodir/out.gz"), "nodir")
     one_error(sh("--db", "m.db", "export", "nodir/out.csv", "--format", "csv", "--user", "sam"), "nodir")

@@ -6,6 +6,8 @@ and checks exit code, stdout and stderr apart; no stderr ever holds a traceback.
 
 from __future__ import annotations
 
+import argparse
+import io
 import json
 import os
 import subprocess
@@ -16,6 +18,7 @@ from typing import Any
 import pytest
 
 import localmem
+from localmem.cli.common import progress
 
 pytestmark = pytest.mark.slow
 
@@ -169,3 +172,23 @@ def test_import_prints_a_summary_or_only_the_ids(sh: Shell, tmp_path: Path) -> N
     assert out == "imported 300 memories for sam (0 with a time phrase resolved; recorded now)\n"
     code, out, err = sh("--db", "m.db", "import", "-", "--user", "ann", "--ids", stdin=json.dumps(chat[:3]))
     assert (code, err) == (0, "") and len(out.split()) == 3 and all(len(i) == 26 for i in out.split())
+
+
+class _Tty(io.StringIO):
+    """A stream that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(("quiet", "drawn"), [(False, True), (True, False)], ids=["terminal", "quiet"])
+def test_progress_draws_only_at_a_terminal_unless_quiet(
+    monkeypatch: pytest.MonkeyPatch, quiet: bool, drawn: bool
+) -> None:
+    """Long operations draw a progress bar on a terminal's stderr, and nothing under --quiet."""
+    err = _Tty()
+    monkeypatch.setattr("sys.stderr", err)
+    with progress(argparse.Namespace(quiet=quiet, json=False), "importing messages") as tick:
+        tick(100, 300)
+        tick(300, 300)
+    assert ("importing messages" in err.getvalue()) is drawn

@@ -91,3 +91,11 @@ def test_the_pattern_reads_ids_and_ellipses() -> None:
     shown = "01KJPWF17085VQF65E16DRFSEY  fee = 4\n    ...\nend\n"
     assert pattern(with_ids_open(shown)).fullmatch("01KJPWF1702AV86GHMNV1QFHQ5  fee = 4\n a\n b\nend\n")
     assert not pattern(with_ids_open(shown)).fullmatch("01KJPWF1702AV86GHMNV1QFHQ5  fee = 7\nend\n")
+
+
+def test_the_schema_version_the_readme_names_is_the_codes() -> None:
+    """The README's Storage section names the schema version doctor and migrations use."""
+    from localmem.core.db import SCHEMA_VERSION
+
+    stated = re.findall(r"the schema version \((\d+)\)", README.read_text(encoding="utf-8"))
+    assert stated == [str(SCHEMA_VERSION)]

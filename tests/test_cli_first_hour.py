@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 
 import localmem
-from localmem.cli.common import progress
 
 pytestmark = pytest.mark.slow
 
@@ -186,6 +185,8 @@ def test_progress_draws_only_at_a_terminal_unless_quiet(
     monkeypatch: pytest.MonkeyPatch, quiet: bool, drawn: bool
 ) -> None:
     """Long operations draw a progress bar on a terminal's stderr, and nothing under --quiet."""
+    from localmem.cli.common import progress
+
     err = _Tty()
     monkeypatch.setattr("sys.stderr", err)
     with progress(argparse.Namespace(quiet=quiet, json=False), "importing messages") as tick:

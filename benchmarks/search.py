@@ -22,6 +22,7 @@ never asserted; the last line is JSON.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import random
@@ -34,6 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import TypedDict
 
 from provenance import git_commit  # benchmarks/ is on sys.path when a script here runs
 
@@ -269,7 +271,17 @@ def _state(saved: list[object]) -> tuple[object, ...]:
     return (version, tuple(internal), gauss)  # type: ignore[arg-type]
 
 
-def run(revisions: int, n_queries: int, seed: int, cache: Path | None) -> dict[str, object]:
+class SizeResult(TypedDict):
+    """One size's figures: the store, and per method each query's metrics and latency."""
+
+    revisions: int
+    memories: int
+    queries: int
+    build_s: float
+    results: dict[str, dict[str, list[float]]]
+
+
+def run(revisions: int, n_queries: int, seed: int, cache: Path | None) -> SizeResult:
     with tempfile.TemporaryDirectory() as tmp:
         path, memories, built_s, rng = built(revisions, seed, cache, Path(tmp))
         clock = FrozenClock("2026-02-01T00:00:00Z")
@@ -295,17 +307,17 @@ def run(revisions: int, n_queries: int, seed: int, cache: Path | None) -> dict[s
             return [h.revision.memory_id for h in hits]
 
         for q in asked:
-            ranked, ms = timed(lambda q=q: search(q.plain, q, False))
+            ranked, ms = timed(functools.partial(search, q.plain, q, False))
             record("BM25", ranked, ms, q)
-            ranked, ms = timed(lambda q=q: search(q.text, q, False))
+            ranked, ms = timed(functools.partial(search, q.text, q, False))
             record("BM25 + time", ranked, ms, q)
-            _, ms = timed(lambda q=q: bare_fts(store, q.plain))
+            _, ms = timed(functools.partial(bare_fts, store, q.plain))
             results.setdefault("bare FTS5", {"ms": []})["ms"].append(ms)
         for q in asked[: len(asked) // 2]:  # a warm-up whose retrievals are logged
             search(q.text, q, True)
         clock.set("2026-03-01T00:00:00Z")
         for q in asked:
-            ranked, ms = timed(lambda q=q: search(q.text, q, False))
+            ranked, ms = timed(functools.partial(search, q.text, q, False))
             record("+ usage", ranked, ms, q)
         info = store.info()
         store.close()
@@ -349,8 +361,8 @@ def main(argv: list[str] | None = None) -> int:
             f"  {'':14} {'recall@5':>9} {'recall@10':>10} {'nDCG@10':>8} {'r@5 time q':>11}"
             f" {'r@5 plain q':>12} {'p50 ms':>8} {'p95 ms':>8}"
         )
-        bare = res["results"]["bare FTS5"]["ms"]  # type: ignore[index]
-        for name, r in res["results"].items():  # type: ignore[attr-defined]
+        bare = res["results"]["bare FTS5"]["ms"]
+        for name, r in res["results"].items():
             if name == "bare FTS5":
                 continue
             print(
@@ -358,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
                 f" {summary(r['time_r5']):>11} {summary(r['plain_r5']):>12}"
                 f" {pct(r['ms'], 0.5):8.2f} {pct(r['ms'], 0.95):8.2f}"
             )
-        full = res["results"]["+ usage"]["ms"]  # type: ignore[index]
+        full = res["results"]["+ usage"]["ms"]
         print(
             f"  {'bare FTS5':14} {'':>9} {'':>10} {'':>8} {'':>11} {'':>12}"
             f" {pct(bare, 0.5):8.2f} {pct(bare, 0.95):8.2f}"
@@ -370,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         json.dumps(
             {
-                "benchmark": "localmem.search.ranking",
+                "benchmark": "localmem.search",
                 "commit": git_commit(),
                 "sizes": [
                     {k: v for k, v in r.items() if k != "results"}
@@ -387,7 +399,7 @@ def main(argv: list[str] | None = None) -> int:
                 ],
             }
         )
-    )  # type: ignore[union-attr]
+    )
     return 0
 
 

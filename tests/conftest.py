@@ -14,6 +14,10 @@ from localmem.testing import FrozenClock
 
 # CI: fixed examples, no flakes, bounded time. `thorough`: many more examples,
 # for local runs before a semantic change lands (HYPOTHESIS_PROFILE=thorough).
+# These are the only example counts in the suite: a property that wants another
+# count than the profile's writes max_examples=examples(n) (helpers.py), which
+# scales its ci count n by thorough's factor (2000 / 60, about 33x); a guard in
+# test_hypothesis_profiles.py refuses a literal count anywhere else.
 settings.register_profile(
     "ci", derandomize=True, max_examples=60, deadline=None,
     suppress_health_check=[HealthCheck.too_slow],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,7 +32,7 @@ class CLI:
         assert (code, err) == (0, ""), err
         return out
 
-    def json(self, *argv: str, now: str | None = None) -> object:
+    def json(self, *argv: str, now: str | None = None) -> Any:
         import json
 
         return json.loads(self.ok(*argv, "--json", now=now))
@@ -54,13 +55,13 @@ def fee(cli: CLI) -> dict[str, str]:
                      "--valid-from", at("09:00"), now=at("09:01"))
     cli.ok("run", "start", "r1", "--user", "acct", now=at("09:05"))
     revs = cli.json("run", "read", "r1")
-    retrieved = [x for r in revs for x in ("--retrieved", r["rev_id"])]  # type: ignore[attr-defined]
+    retrieved = [x for r in revs for x in ("--retrieved", r["rev_id"])]
     decision = cli.json("run", "decide", "r1", "--step", "cash", "--prompt", "cash available: 396",
                         *retrieved, now=at("09:05"))
     cli.ok("correct", fee["memory_id"], "--value", "7", now=at("10:00"))
     cli.ok("correct", fee["memory_id"], "--value", "6", now=at("11:00"))
     return {"fee": fee["memory_id"], "fee_rev": fee["rev_id"],
-            "decision": decision["decision_id"]}  # type: ignore[index]
+            "decision": decision["decision_id"]}
 
 
 def test_compare_prints_the_seeds_line(cli: CLI, fee: dict[str, str]) -> None:
@@ -73,7 +74,7 @@ def test_compare_prints_the_seeds_line(cli: CLI, fee: dict[str, str]) -> None:
     assert out.splitlines()[0] == "valid 09:05 · known 09:05 → 4 / known 10:30 → 7 / known 11:01 → 6"
     data = cli.json("compare", "--query", "fee", "--user", "acct", "--valid-at", at("09:05"),
                     "--known-at", at("09:05"), "--known-at", at("10:00"))
-    assert [p["answer"] for p in data["perspectives"]] == ["4", "7"]  # type: ignore[index]
+    assert [p["answer"] for p in data["perspectives"]] == ["4", "7"]
 
 
 def test_decision_show_prompt_writes_the_exact_bytes(db_path: Path, fee: dict[str, str]) -> None:
@@ -92,18 +93,18 @@ def test_decision_show_lists_what_was_cited_and_available(cli: CLI, fee: dict[st
     available = out.split("available at its cutoff")[1]
     assert "fee = 4" in available and "fee = 7" not in available and "fee = 6" not in available
     data = cli.json("decision", "show", fee["decision"])
-    assert data["prompt"] == "cash available: 396"  # type: ignore[index]
+    assert data["prompt"] == "cash available: 396"
 
 
 def test_run_commands_record_steps_and_advances(cli: CLI, fee: dict[str, str]) -> None:
     """`run step` and `run advance` append to the run's record; the run reads fee 7 only after advancing."""
-    assert [r["value"] for r in cli.json("run", "read", "r1", "--key", "fee")] == [4]  # type: ignore[index]
+    assert [r["value"] for r in cli.json("run", "read", "r1", "--key", "fee")] == [4]
     cli.ok("run", "step", "r1", "review", now=at("11:30"))
     data = cli.json("run", "advance", "r1", "--step", "refresh", "--to", at("10:30"), now=at("11:30"))
-    assert [(e["kind"], e["step"], e["known_at"]) for e in data["events"]] == [  # type: ignore[index]
+    assert [(e["kind"], e["step"], e["known_at"]) for e in data["events"]] == [
         ("start", None, "2026-03-02T09:05:00+00:00"), ("step", "review", "2026-03-02T09:05:00+00:00"),
         ("advance", "refresh", "2026-03-02T10:30:00+00:00")]
-    assert [r["value"] for r in cli.json("run", "read", "r1", "--key", "fee")] == [7]  # type: ignore[index]
+    assert [r["value"] for r in cli.json("run", "read", "r1", "--key", "fee")] == [7]
     assert "r1  user acct  cutoff 2026-03-02T10:30:00+00:00" in cli.ok("run", "list")
 
 

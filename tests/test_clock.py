@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import localmem
 from localmem.testing import FrozenClock
-from localmem.time.clock import from_micros, parse_time, period_end, to_micros, zone
+from localmem.time.clock import TimeInput, from_micros, parse_time, period_end, to_micros, zone
 
 BERLIN = ZoneInfo("Europe/Berlin")
 
@@ -32,9 +32,9 @@ BERLIN = ZoneInfo("Europe/Berlin")
          datetime(2025, 6, 16, 1, tzinfo=UTC), "instant"),
     ],
 )
-def test_accepted_forms(value: object, expected: datetime, precision: str) -> None:
+def test_accepted_forms(value: TimeInput, expected: datetime, precision: str) -> None:
     """Every accepted time form becomes the right UTC instant; dates are local, with precision."""
-    m = parse_time(value, name="t", tz=BERLIN)  # type: ignore[arg-type]
+    m = parse_time(value, name="t", tz=BERLIN)
     assert (m.at, m.precision) == (expected, precision)
     assert m.at.tzinfo is UTC
 
@@ -50,7 +50,7 @@ def test_zone_names_are_checked() -> None:
     assert zone("Asia/Singapore").key == "Asia/Singapore"
     for bad in ("", "Mars/Olympus", "../etc/passwd", 5):
         with pytest.raises(localmem.UnknownZoneError):
-            zone(bad)  # type: ignore[arg-type]
+            zone(bad)  # type: ignore[arg-type]  # deliberately wrong: 5 is no zone name
 
 
 def test_period_end_of_a_day_a_month_and_a_year() -> None:
@@ -96,8 +96,10 @@ def test_expiry_at_an_instant_is_exact(store: localmem.Store) -> None:
     """An instant as expiry hides the memory from exactly that instant (half-open)."""
     m = store.add("offer", user_id="u", valid_from="2026-01-01T00:00:00Z",
                   expires="2026-03-02T12:00:00Z")
-    assert store.get(m.memory_id, valid_at="2026-03-02T11:59:59Z").expired is False  # type: ignore[union-attr]
-    assert store.get(m.memory_id, valid_at="2026-03-02T12:00:00Z").expired is True  # type: ignore[union-attr]
+    before = store.get(m.memory_id, valid_at="2026-03-02T11:59:59Z")
+    at = store.get(m.memory_id, valid_at="2026-03-02T12:00:00Z")
+    assert before is not None and before.expired is False
+    assert at is not None and at.expired is True
 
 
 def test_dates_are_read_in_the_users_last_zone(store: localmem.Store) -> None:

@@ -213,8 +213,9 @@ def test_foreign_keys_are_enforced(file_store: localmem.Store) -> None:
 
 
 def _schema_of(conn: apsw.Connection) -> list[tuple[str, str, str, str | None]]:
-    return sorted(conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_schema").fetchall(),
-                  key=lambda r: (r[0], r[1]))
+    rows = [(str(kind), str(name), str(table), sql if sql is None else str(sql))
+            for kind, name, table, sql in conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_schema")]
+    return sorted(rows, key=lambda r: (r[0], r[1]))
 
 
 def _declared_names() -> set[tuple[str, str]]:

@@ -92,8 +92,9 @@ def _committed(path: Path, clock: FrozenClock) -> dict[str, str]:
 
 
 def _count(store: localmem.Store, user_id: str) -> int:
-    return store.connection.execute(
+    count: int = store.connection.execute(
         "SELECT count(*) FROM revisions WHERE user_id = ?", (user_id,)).get
+    return count
 
 
 @pytest.mark.parametrize("marker_at", [300, 1500])

@@ -26,7 +26,7 @@ from localmem.core import embedding
 from localmem.core.db import transaction
 from localmem.core.embedding import nearest, pack, unpack
 from localmem.testing import FrozenClock
-from localmem.time.clock import to_micros
+from localmem.time.clock import from_micros, to_micros
 
 T0 = "2026-03-02T08:00:00Z"
 
@@ -71,7 +71,17 @@ def rev_seq(store: localmem.Store, rev: localmem.Revision) -> int:
 def vectors(store: localmem.Store, model: str | None = None) -> dict[int, bytes]:
     """rev_seq -> stored vector, for one model (default: every row)."""
     sql = "SELECT rev_seq, vector FROM embeddings" + ("" if model is None else " WHERE model = ?")
-    return dict(store.connection.execute(sql, () if model is None else (model,)).fetchall())
+    out: dict[int, bytes] = {}
+    for seq, vector in store.connection.execute(sql, () if model is None else (model,)):
+        assert isinstance(seq, int) and isinstance(vector, bytes)
+        out[seq] = vector
+    return out
+
+
+def text_of(rev: localmem.Revision) -> str:
+    """The revision's words (present: none of these memories is erased)."""
+    assert rev.text is not None
+    return rev.text
 
 
 def count(store: localmem.Store, table: str) -> int:
@@ -93,7 +103,7 @@ def test_embedder_protocol_is_exported_and_met_by_plain_attributes(embedder: Has
 def test_a_malformed_embedder_is_refused_at_open(name: object, dimensions: object) -> None:
     """An embedder without a name or with non-positive/non-int dimensions raises InvalidInputError at open."""
     bad = HashEmbedder()
-    bad.name, bad.dimensions = name, dimensions  # type: ignore[assignment]
+    bad.name, bad.dimensions = name, dimensions  # type: ignore[assignment]  # deliberately wrong
     with pytest.raises(localmem.InvalidInputError):
         localmem.open(":memory:", embedder=bad)
 
@@ -145,7 +155,7 @@ def test_every_write_that_creates_content_stores_its_vector(
     all_seqs = [int(s) for (s,) in vstore.connection.execute("SELECT rev_seq FROM content")]
     assert sorted(stored) == sorted(all_seqs)  # the superseded follow-up revision too
     for rev in (a, b, c, d, e, f):
-        assert unpack(stored[rev_seq(vstore, rev)]) == pytest.approx(embedder.vector(rev.text), abs=1e-6)
+        assert unpack(stored[rev_seq(vstore, rev)]) == pytest.approx(embedder.vector(text_of(rev)), abs=1e-6)
     # expire, retract and 'superseded' keep the text: their vectors were reused, not re-embedded.
     assert sorted(t for call in embedder.calls for t in call) == sorted(
         ["Sam lives in Lisbon", "Sam likes green tea", "Sam likes jasmine tea", "Sam lives in Berlin"])
@@ -156,7 +166,7 @@ def test_vectors_are_float32_little_endian(vstore: localmem.Store, embedder: Has
     rev = vstore.add("Ann runs every morning", user_id="ann")
     blob = vectors(vstore)[rev_seq(vstore, rev)]
     assert len(blob) == 4 * embedder.dimensions
-    assert blob == pack(embedder.vector(rev.text), embedder.dimensions, what="v")
+    assert blob == pack(embedder.vector(text_of(rev)), embedder.dimensions, what="v")
     row = vstore.connection.execute(
         "SELECT model, memory_id, user_id, recorded_at, embedded_at FROM embeddings").fetchone()
     recorded = to_micros(rev.recorded_at)
@@ -204,7 +214,8 @@ class TooFew(HashEmbedder):
     """Returns one vector fewer than it was given texts."""
 
     def embed(self, texts: Sequence[str]) -> list[Sequence[float]]:
-        return [self.vector(t) for t in texts][1:]
+        vectors: list[Sequence[float]] = [self.vector(t) for t in texts]
+        return vectors[1:]
 
 
 class NotFinite(HashEmbedder):
@@ -276,7 +287,7 @@ def test_nearest_distance_is_sqlite_vec_cosine(
     """The distance is 1 - cosine similarity of the two vectors (as vec_distance_cosine computes it)."""
     query = "green tea"
     (seq, _, d), *_ = nearest(vstore.connection, embedder, user_id="sam", known=now(vstore), query=query, k=1)
-    a, b = embedder.vector(sam["tea"].text), embedder.vector(query)
+    a, b = embedder.vector(text_of(sam["tea"])), embedder.vector(query)
     assert seq == rev_seq(vstore, sam["tea"])
     assert d == pytest.approx(1 - sum(x * y for x, y in zip(a, b, strict=True)), abs=1e-5)
 
@@ -338,7 +349,7 @@ def test_nearest_compares_the_revision_an_as_of_read_returns(
         found = nearest(vstore.connection, embedder, user_id="sam", known=known, query="knee", k=5)
         # One row per memory: the revision an as-of read returns.
         assert [seq for seq, _, _ in found] == [rev_seq(vstore, rev)]
-        as_of = vstore.get(rev1.memory_id, known_at=localmem.time.clock.from_micros(known))
+        as_of = vstore.get(rev1.memory_id, known_at=from_micros(known))
         assert as_of is not None and as_of.rev_id == rev.rev_id
         assert found[0][2] > then[0][2]  # 'knee' is further from the ankle text
 
@@ -352,7 +363,7 @@ def test_nearest_respects_k_and_validates_its_arguments(
     for bad in ({"k": 0}, {"k": True}, {"query": " "}, {"user_id": ""}, {"known": "now"}):
         args: dict[str, object] = {"user_id": "sam", "known": t, "query": "Sam", "k": 2, **bad}
         with pytest.raises(localmem.InvalidInputError):
-            nearest(conn, embedder, **args)  # type: ignore[arg-type]
+            nearest(conn, embedder, **args)  # type: ignore[arg-type]  # deliberately wrong
 
 
 def test_a_zero_vector_is_stored_but_never_returned(vstore: localmem.Store, embedder: HashEmbedder) -> None:
@@ -402,7 +413,7 @@ def test_erase_destroys_the_vectors_down_to_the_bytes(
     gone = vfile.add("Ann's secret nickname is Zorbluxia", user_id="ann")
     clock.advance(minutes=1)
     fixed = vfile.correct(gone.memory_id, text="Ann's secret nicknames are Zorbluxias and quaffelnixes")
-    blobs = {r.text: pack(embedder.vector(r.text), 64, what="v") for r in (kept, gone, fixed)}
+    blobs = {r.text: pack(embedder.vector(text_of(r)), 64, what="v") for r in (kept, gone, fixed)}
     assert all(b in raw(db_path) for b in blobs.values()), "the vectors should be on disk before the erase"
 
     erasure = vfile.erase(gone.memory_id, reason="user request")
@@ -469,7 +480,7 @@ REFUSED = {
 }
 
 
-def table_rows(store: localmem.Store) -> tuple[object, ...]:
+def table_rows(store: localmem.Store) -> tuple[list[apsw.SQLiteValues], list[apsw.SQLiteValues]]:
     """Every row of the two vector tables."""
     c = store.connection
     return (c.execute("SELECT * FROM embeddings ORDER BY seq").fetchall(),

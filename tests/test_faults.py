@@ -141,7 +141,7 @@ def _message_describes(exc: BaseException, error: Exception) -> bool:
     if str(error):
         return str(error) in msg
     assert isinstance(error, apsw.Error)
-    return any(d.lower() in msg.lower() for d in DESCRIPTIONS[error.result])
+    return any(d.lower() in msg.lower() for d in DESCRIPTIONS[error.result])  # type: ignore[attr-defined]  # apsw's stub omits it
 
 
 #: name -> (VFS method, matching calls to let through first, the error, file suffix)

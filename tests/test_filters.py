@@ -9,6 +9,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -444,7 +445,7 @@ def random_store() -> Iterator[localmem.Store]:
     store.close()
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(tree=trees)
 def test_the_compiled_filter_agrees_with_the_python_reading(random_store: localmem.Store, tree: Any) -> None:
     rows = everything(random_store, "u")

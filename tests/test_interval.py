@@ -10,8 +10,8 @@ import localmem
 from localmem.time.interval import PRECISIONS, ValidTime, check_precision
 
 
-def utc(*a: int) -> datetime:
-    return datetime(*a, tzinfo=UTC)
+def utc(year: int, month: int, day: int, hour: int = 0) -> datetime:
+    return datetime(year, month, day, hour, tzinfo=UTC)
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,8 @@ def local(at: datetime | None, tz: str) -> str | None:
 
 def test_last_weekend_is_the_weekend_before_the_message_not_before_the_import(store: localmem.Store) -> None:
     rev = store.add(SAM_10K, user_id="sam", observed_at=SENT_10K, tz="UTC")
-    assert (rev.valid_from.isoformat(), rev.valid_to.isoformat()) == (  # type: ignore[union-attr]
+    assert rev.valid_to is not None
+    assert (rev.valid_from.isoformat(), rev.valid_to.isoformat()) == (
         "2025-06-14T00:00:00+00:00",
         "2025-06-16T00:00:00+00:00",
     )
@@ -34,9 +35,10 @@ def test_last_weekend_is_the_weekend_before_the_message_not_before_the_import(st
 
 def test_the_stored_text_names_the_dates_and_the_source_keeps_the_message(store: localmem.Store) -> None:
     rev = store.add(SAM_10K, user_id="sam", observed_at=SENT_10K, tz="UTC")
-    assert "weekend of 2025-06-14 to 2025-06-15" in rev.text  # type: ignore[operator]
-    assert "last weekend" not in rev.text  # type: ignore[operator]
-    assert "finished in 58 minutes" in rev.text  # type: ignore[operator]
+    assert rev.text is not None
+    assert "weekend of 2025-06-14 to 2025-06-15" in rev.text
+    assert "last weekend" not in rev.text
+    assert "finished in 58 minutes" in rev.text
     assert rev.source == {"message": SAM_10K}
 
 
@@ -91,7 +93,7 @@ def test_since_january_is_open_ended_from_january(store: localmem.Store, clock: 
         observed_at="2025-03-04T09:00:00Z",
         tz="UTC",
     )
-    assert rev.valid_from.isoformat() == "2025-01-01T00:00:00+00:00"  # type: ignore[union-attr]
+    assert rev.valid_from.isoformat() == "2025-01-01T00:00:00+00:00"
     assert rev.valid_to is None
     assert (rev.precision, rev.valid_source) == ("month", "resolved")
     feb = store.read("ana", valid_at="2025-02-15T12:00:00Z", known_at="2025-03-05T00:00:00Z")
@@ -141,7 +143,7 @@ def test_vague_phrases_give_a_wide_interval_only_when_nothing_definite_is_said(s
     rev = store.add(
         "Recently I ran hills on Saturday", user_id="sam", observed_at="2025-06-16T12:00:00Z", tz="UTC"
     )
-    assert (rev.precision, rev.valid_from.isoformat()) == ("day", "2025-06-14T00:00:00+00:00")  # type: ignore[union-attr]
+    assert (rev.precision, rev.valid_from.isoformat()) == ("day", "2025-06-14T00:00:00+00:00")
 
 
 # -- bulk import -----------------------------------------------------------------------
@@ -215,7 +217,7 @@ def test_a_bad_message_refuses_the_whole_import(
     good = {"role": "user", "content": "I ran yesterday", "sent_at": "2025-01-02T10:00:00Z"}
     batch = [good, *messages] if isinstance(messages, list) else messages
     with pytest.raises(error, match=re.escape(says)):
-        store.add_messages(batch, user_id="sam", tz="UTC")  # type: ignore[arg-type]
+        store.add_messages(batch, user_id="sam", tz="UTC")  # type: ignore[arg-type]  # deliberately wrong
     assert store.info().revisions == 0
 
 
@@ -228,8 +230,8 @@ def test_an_unknown_zone_refuses_the_import(store: localmem.Store) -> None:
 def test_bad_json_in_a_batch_is_refused_before_the_write_and_the_batch_goes_on(store: localmem.Store) -> None:
     with store.batch():
         with pytest.raises(localmem.InvalidInputError, match="attributes"):
-            store.add(SAM_10K, user_id="sam", observed_at=SENT_10K, attributes={1: "x"})
+            store.add(SAM_10K, user_id="sam", observed_at=SENT_10K, attributes={1: "x"})  # type: ignore[dict-item]  # deliberately wrong: a key not a str
         with pytest.raises(localmem.InvalidInputError, match="resolve"):
-            store.add(SAM_10K, user_id="sam", observed_at=SENT_10K, resolve="yes")  # type: ignore[arg-type]
+            store.add(SAM_10K, user_id="sam", observed_at=SENT_10K, resolve="yes")  # type: ignore[arg-type]  # deliberately wrong
         store.add(SAM_10K, user_id="sam", observed_at=SENT_10K, tz="UTC")
     assert store.info().revisions == 1

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 import pytest
 
 import localmem
 from localmem.cli import demo
+
+
+class ReadArgs(TypedDict):
+    """The read arguments a page walk shares with the one read it is checked against."""
+
+    as_of: str
+    current_only: bool
+    include_expired: bool
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +30,7 @@ def test_pages_hold_exactly_what_read_returns(
     demo_store: localmem.Store, current_only: bool, as_of: str
 ) -> None:
     """Walking every page with a small page size gives the same memories as one read()."""
-    args = {"as_of": as_of, "current_only": current_only, "include_expired": True}
+    args: ReadArgs = {"as_of": as_of, "current_only": current_only, "include_expired": True}
     whole = demo_store.read("sam", **args)
     got: list[localmem.Revision] = []
     cursor = None

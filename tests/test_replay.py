@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import dump
+from helpers import dump, found
 
 import localmem
 from localmem.testing import FrozenClock
@@ -197,7 +197,7 @@ def test_c3_summary_invisible_to_monday_and_stale_after_thursdays_correction(
     monday = store.run("monday", user_id="cust", known_at=at("18:00", MONDAY))
     assert summary.memory_id not in {r.memory_id for r in monday.read(current_only=False)}
     assert monday.get(summary.memory_id) is None
-    assert store.get(summary.memory_id, known_at=at("12:00", WEDNESDAY)).stale is False  # type: ignore[union-attr]
+    assert found(store.get(summary.memory_id, known_at=at("12:00", WEDNESDAY))).stale is False
     assert store.stale("cust") == []
 
     clock.set(at("09:00", THURSDAY))
@@ -207,14 +207,14 @@ def test_c3_summary_invisible_to_monday_and_stale_after_thursdays_correction(
     [why] = item.staleness
     assert (why.reason, why.source_rev, why.newer_rev) == ("corrected", support["text_pref"].rev_id,
                                                            corrected.rev_id)
-    assert store.get(summary.memory_id).stale is True  # type: ignore[union-attr]
+    assert found(store.get(summary.memory_id)).stale is True
     hits = store.search("outage", user_id="cust", log=False)
     assert {(h.revision.memory_id, h.revision.stale) for h in hits} == {
         (support["incident"].memory_id, False), (summary.memory_id, True)}
     # Known at Wednesday, it was not stale yet; a run pinned there agrees.
     assert store.stale("cust", known_at=at("12:00", WEDNESDAY)) == []
     wednesday = store.run("wed", user_id="cust", known_at=at("12:00", WEDNESDAY))
-    assert wednesday.get(summary.memory_id).stale is False  # type: ignore[union-attr]
+    assert found(wednesday.get(summary.memory_id)).stale is False
     assert store.provenance(summary.memory_id).sources == (support["incident"].rev_id,
                                                            support["text_pref"].rev_id)
 
@@ -417,8 +417,10 @@ def _bad_calls(store: localmem.Store, clock: FrozenClock) -> list[tuple[Any, typ
          "that is a memory id"),
         (lambda: run.record_decision("d", retrieved=[mine, mine], prompt="p"), localmem.InvalidInputError,
          "twice"),
-        (lambda: run.record_decision("d", prompt=42), localmem.InvalidInputError, "not bytes or text"),
-        (lambda: run.record_decision("d", prompt="p", meta=[1]), localmem.InvalidInputError, "not a dict"),
+        (lambda: run.record_decision("d", prompt=42),  # type: ignore[arg-type]  # deliberately wrong
+         localmem.InvalidInputError, "not bytes or text"),
+        (lambda: run.record_decision("d", prompt="p", meta=[1]),  # type: ignore[arg-type]  # deliberately wrong
+         localmem.InvalidInputError, "not a dict"),
         (lambda: store.decision("Z" * 26), localmem.NotFoundError, "no decision"),
         (lambda: store.available_at("nope"), localmem.NotFoundError, "no decision"),
         (lambda: store.derive("s", from_=[]), localmem.InvalidInputError, "at least one source"),
@@ -488,7 +490,7 @@ def test_knowledge_diff_lists_what_was_learned_corrected_and_retracted(
         ("corrected", fee.memory_id), ("retracted", old.memory_id), ("erased", gone.memory_id),
         ("learned", new.memory_id)}
     [c] = diff.of("corrected")
-    assert (c.before.value, c.after.value) == (4, 7)  # type: ignore[union-attr]
+    assert (found(c.before).value, found(c.after).value) == (4, 7)
     assert "gone" not in json.dumps(diff.to_dict())
 
 

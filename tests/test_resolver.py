@@ -77,15 +77,17 @@ def rows(*cases: tuple[object, ...]) -> list[Any]:
     for case in cases:
         marks = []
         values = list(case[1:])
-        if values and isinstance(values[-1], Bug):
-            marks.append(pytest.mark.xfail(strict=True, reason=values.pop().reason))
+        if values and isinstance(bug := values[-1], Bug):
+            marks.append(pytest.mark.xfail(strict=True, reason=bug.reason))
+            values.pop()
         out.append(pytest.param(*values, id=str(case[0]), marks=marks))
     return out
 
 
 def phrase_of(request: pytest.FixtureRequest) -> str:
     """The phrase a row is about: its id without a "(past)"-style note."""
-    return request.node.callspec.id.split(" (")[0]
+    callspec_id: str = request.node.callspec.id
+    return callspec_id.split(" (")[0]
 
 
 # -- relative days and parts of day ---------------------------------------------------------
@@ -883,7 +885,7 @@ def test_unknown_date_order_is_refused() -> None:
 @pytest.mark.parametrize("text", [None, b"I ran yesterday", 42], ids=["None", "bytes", "int"])
 def test_non_string_text_is_refused(text: object) -> None:
     with pytest.raises(localmem.InvalidInputError):
-        find_times(text, sent_at=_sent(WED), tz=BERLIN)  # type: ignore[arg-type]
+        find_times(text, sent_at=_sent(WED), tz=BERLIN)  # type: ignore[arg-type]  # deliberately wrong
 
 
 # -- property: any text, any zone, any instant -----------------------------------------------------------

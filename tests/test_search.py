@@ -7,12 +7,13 @@ from typing import Any
 
 import apsw
 import pytest
+from embedders import HashEmbedder
+from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import localmem
 from localmem.testing import FrozenClock
-from tests.embedders import HashEmbedder
 
 BERLIN = "Europe/Berlin"
 
@@ -225,7 +226,7 @@ def test_bad_searches_are_refused(
 WORDS = ("knee", "run", "hill", "ramen", "pain", "easy", "yesterday", "last week", "in July")
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     writes=st.lists(
         st.tuples(
@@ -447,7 +448,8 @@ def test_an_embedder_that_fails_during_a_search_raises_and_logs_nothing(meaning:
     def broken(texts: Any) -> Any:
         raise RuntimeError("model server down")
 
-    meaning.embedder.embed = broken  # type: ignore[union-attr, method-assign]
+    assert meaning.embedder is not None
+    meaning.embedder.embed = broken  # type: ignore[method-assign]  # the model breaks on purpose
     with pytest.raises(localmem.EmbeddingError, match="model server down"):
         meaning.search("sneakers", user_id="sam")
     assert meaning.connection.execute("SELECT count(*) FROM usage").fetchone() == (0,)

@@ -492,6 +492,7 @@ def test_a_keys_current_value_is_the_same_whatever_the_lookup_window(
     store.add("weight 60", user_id="sam", key="weight", valid_from=start - timedelta(days=10),
               valid_to=start - timedelta(days=9))  # history, before the first value
     whole = store.connection.execute(localmem.core.sql.KEY_HEAD, ("sam", "weight")).fetchone()
+    assert whole is not None
     assert store._ledger.key_head_row("sam", "weight") == whole
     new = store.add("weight 71", user_id="sam", key="weight", valid_from=start + timedelta(days=35))
     assert new.supersedes == whole[2]  # the one live value: the history one (the rest superseded)

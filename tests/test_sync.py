@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import apsw
@@ -28,6 +29,13 @@ def _open(path: Path | str, at: str) -> tuple[localmem.Store, FrozenClock]:
     return localmem.open(path, clock=clock), clock
 
 
+def at_the_end(store: localmem.Store, memory_id: str) -> localmem.Revision:
+    """The memory as known at the end of time (it must be known by then)."""
+    rev = store.get(memory_id, known_at=FAR)
+    assert rev is not None
+    return rev
+
+
 def full_dump(store: localmem.Store) -> dict[str, list[tuple[object, ...]]]:
     """Every row of every table in the file (the full-text index's shadow tables too)."""
     conn = store.connection
@@ -38,14 +46,14 @@ def full_dump(store: localmem.Store) -> dict[str, list[tuple[object, ...]]]:
 
 
 @pytest.fixture
-def phone(tmp_path: Path) -> localmem.Store:
+def phone(tmp_path: Path) -> Iterator[localmem.Store]:
     s, _ = _open(tmp_path / "phone.db", "2026-03-02T09:00:00Z")  # a Monday
     yield s
     s.close()
 
 
 @pytest.fixture
-def laptop(tmp_path: Path) -> localmem.Store:
+def laptop(tmp_path: Path) -> Iterator[localmem.Store]:
     s, _ = _open(tmp_path / "laptop.db", "2026-03-04T09:00:00Z")  # the Wednesday after
     yield s
     s.close()
@@ -101,7 +109,7 @@ def test_incremental_export_carries_only_what_is_new(phone: localmem.Store, lapt
     laptop.import_(first.path)
     laptop.import_(second.path)
     assert laptop.digest() == phone.digest()
-    assert laptop.get(a.memory_id, known_at=FAR).value == 7
+    assert at_the_end(laptop, a.memory_id).value == 7
 
 
 def test_user_filter_exports_one_users_rows(phone: localmem.Store, tmp_path: Path) -> None:
@@ -161,7 +169,7 @@ def test_concurrent_corrections_both_stay_and_the_greatest_clock_is_current_ever
     laptop.import_(p_file.path)
     assert phone.digest() == laptop.digest()
     for s in (phone, laptop):
-        assert s.get(fee.memory_id, known_at=FAR).value == 7
+        assert at_the_end(s, fee.memory_id).value == 7
         hist = s.history(fee.memory_id)
         assert sorted(c.new_value for c in hist) == [4, 6, 7]
         assert [c.old_value for c in hist if c.version == 2] == [4, 4]  # both followed the 4: a fork
@@ -170,7 +178,7 @@ def test_concurrent_corrections_both_stay_and_the_greatest_clock_is_current_ever
     lc.set("2026-03-02T09:45:00Z")
     laptop.correct(fee.memory_id, text="fee 5", value=5)  # its clock passes the phone's 10:00
     phone.import_(laptop.export(tmp_path / "l2.gz").path)
-    assert phone.get(fee.memory_id, known_at=FAR).value == 5
+    assert at_the_end(phone, fee.memory_id).value == 5
     assert phone.digest() == laptop.digest()
     phone.close()
     laptop.close()
@@ -194,7 +202,7 @@ def test_erasure_travels_and_is_never_undone_by_a_later_file(tmp_path: Path) -> 
     fresh.import_(new.path)  # the tombstone first: the memory's row comes with it
     fresh.import_(old.path)  # then the revisions: stored without their words
     laptop.import_(old.path)
-    assert laptop.get(ex.memory_id, known_at=FAR).text == "my ex is called Robert"
+    assert at_the_end(laptop, ex.memory_id).text == "my ex is called Robert"
     laptop.import_(new.path)
     for s in (phone, laptop, fresh):
         assert s.connection.execute("SELECT count(*) FROM content WHERE memory_id = ?",
@@ -225,12 +233,15 @@ def test_two_devices_erasing_one_memory_keep_both_tombstones(tmp_path: Path) -> 
 # -- refused files -----------------------------------------------------------------------------
 
 
-def _rewrite(src: Path, dst: Path, edit: object, *, fix_checksum: bool = True) -> Path:
+Edit = Callable[[list[bytes]], list[bytes]]
+
+
+def _rewrite(src: Path, dst: Path, edit: Edit, *, fix_checksum: bool = True) -> Path:
     """Decompress, let ``edit`` change the list of lines, recompute the trailer's checksum, recompress."""
     import hashlib
 
     lines = gzip.decompress(src.read_bytes()).splitlines(keepends=True)
-    body = edit(lines[:-1])  # type: ignore[operator]
+    body = edit(lines[:-1])
     trailer = json.loads(lines[-1])
     if fix_checksum:
         trailer["end"]["sha256"] = hashlib.sha256(b"".join(body)).hexdigest()
@@ -238,7 +249,7 @@ def _rewrite(src: Path, dst: Path, edit: object, *, fix_checksum: bool = True) -
     return dst
 
 
-def _header_edit(**changes: object):  # type: ignore[no-untyped-def]
+def _header_edit(**changes: object) -> Edit:
     def edit(lines: list[bytes]) -> list[bytes]:
         header = json.loads(lines[0])
         header.update(changes)
@@ -296,7 +307,7 @@ def test_every_corrupt_file_is_refused_with_a_clear_error_and_nothing_applied(
     # The good files still import afterwards, in order.
     laptop.import_(good.path)
     laptop.import_(incremental.path)
-    assert laptop.get(a.memory_id, known_at=FAR).text == "Sam lives in Porto"
+    assert at_the_end(laptop, a.memory_id).text == "Sam lives in Porto"
 
 
 def test_a_row_breaking_a_constraint_rolls_the_whole_import_back(

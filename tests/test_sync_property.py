@@ -12,6 +12,7 @@ arrival time (known at the end of time, at any valid time) agrees.
 from __future__ import annotations
 
 import itertools
+import random
 import tempfile
 from pathlib import Path
 
@@ -53,7 +54,9 @@ def _current(store: localmem.Store) -> dict[str, object]:
 
 @settings(deadline=None)
 @given(ops=st.lists(op, min_size=5, max_size=30), order=st.randoms(use_true_random=False))
-def test_three_replicas_converge_whatever_the_exchange(ops: list[tuple[object, ...]], order: object) -> None:
+def test_three_replicas_converge_whatever_the_exchange(
+    ops: list[tuple[str, int, int]], order: random.Random
+) -> None:
     """Random writes and file exchanges among three replicas end in identical rows and reads."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -66,7 +69,7 @@ def test_three_replicas_converge_whatever_the_exchange(ops: list[tuple[object, .
         counter = itertools.count()
         try:
             for kind, who, arg in ops:
-                s, c = stores[who], clocks[who]  # type: ignore[index]
+                s, c = stores[who], clocks[who]
                 c.advance(seconds=7)
                 mids = _memories(s)
                 target = mids[arg % len(mids)] if mids and isinstance(arg, int) else None
@@ -86,24 +89,24 @@ def test_three_replicas_converge_whatever_the_exchange(ops: list[tuple[object, .
                         s.erase(target)
                         erased.add(target)
                     elif kind == "export":
-                        since = marks[who] if arg else 0  # type: ignore[index]
+                        since = marks[who] if arg else 0
                         out = s.export(folder / f"f{len(files)}.gz", since=since)
-                        marks[who] = out.watermark  # type: ignore[index]
+                        marks[who] = out.watermark
                         files.append(Path(out.path))
                     elif kind == "import" and files:
                         before = s.digest()
                         try:
-                            s.import_(files[arg % len(files)])  # type: ignore[operator]
+                            s.import_(files[arg % len(files)])
                         except localmem.SyncParentError:
                             assert s.digest() == before  # refused whole
                     elif kind == "tick":
-                        c.advance(seconds=arg)  # type: ignore[arg-type]  # may go backwards
+                        c.advance(seconds=arg)  # may go backwards
                 except (localmem.InvalidOperationError, localmem.InvalidIntervalError):
                     pass  # a write the memory's state refuses (retracted, erased, superseded...)
             # The rest of the exchange, in a random order, each file twice.
             finals = [s.export(folder / f"final{i}.gz") for i, s in enumerate(stores)]
             pairs = [(i, f) for i in range(3) for f in finals] * 2
-            order.shuffle(pairs)  # type: ignore[attr-defined]
+            order.shuffle(pairs)
             for i, f in pairs:
                 stores[i].import_(f.path)
             digests = {s.digest() for s in stores}

@@ -6,8 +6,10 @@ import asyncio
 import functools
 import random
 from collections.abc import Callable, Coroutine
+from datetime import datetime
+from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import pytest
 from textual.pilot import Pilot
@@ -41,9 +43,18 @@ def demo_store(monkeypatch: pytest.MonkeyPatch | None = None) -> localmem.Store:
     return demo.build(":memory:")
 
 
-def make_app(store: localmem.Store, at: str, user: str, **kwargs: object) -> LocalmemApp:
+class AppOptions(TypedDict, total=False):
+    """The app's other keyword arguments, passed through as given."""
+
+    path: str | Path | None
+    write: bool
+    known_at: datetime | None
+    valid_at: datetime | None
+
+
+def make_app(store: localmem.Store, at: str, user: str, **kwargs: Unpack[AppOptions]) -> LocalmemApp:
     """The app on ``store`` with its clock frozen at ``at``."""
-    return LocalmemApp(store, clock=FrozenClock(at), user=user, **kwargs)  # type: ignore[arg-type]
+    return LocalmemApp(store, clock=FrozenClock(at), user=user, **kwargs)
 
 
 async def settle(pilot: Pilot[None]) -> None:

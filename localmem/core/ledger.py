@@ -47,6 +47,7 @@ from ..errors import (
 )
 from ..time.clock import (
     Clock,
+    Micros,
     TimeInput,
     from_micros,
     instant_micros,
@@ -55,20 +56,18 @@ from ..time.clock import (
     to_micros,
     zone,
 )
-from ..time.interval import check_interval
+from ..time.interval import Precision, check_interval, check_precision
 from . import sql
 from .db import map_errors, transaction
 from .embedding import Embedder, Pending, store_vectors
 from .ids import new_id
 from .inputs import encode_json
-from .revision import Revision, loads_json, new_revision, revision_from_row
+from .revision import Op, Revision, ValidSource, loads_json, new_revision, revision_from_row
 
-__all__ = ["Ledger", "LATEST", "KEY_HEAD_WINDOW", "Micros", "ValidSpan"]
+__all__ = ["Ledger", "LATEST", "KEY_HEAD_WINDOW", "ValidSpan"]
 
-#: UTC microseconds since the epoch: how every instant is stored and passed inside the core.
-Micros = int
 #: A valid time worked out for a write: (valid_from, valid_to or None, precision, valid_source).
-ValidSpan = tuple[Micros, Micros | None, str, str]
+ValidSpan = tuple[Micros, Micros | None, Precision, ValidSource]
 
 #: "Known at the end of time": a read at LATEST sees the newest revision of all.
 LATEST: Micros = 2**62
@@ -302,14 +301,15 @@ class Ledger:
 
     def valid_time(
         self, z: ZoneInfo, *, valid_from: TimeInput | None, valid_to: TimeInput | None,
-        precision: str | None, otherwise: ValidSpan,
+        precision: Precision | None, otherwise: ValidSpan,
     ) -> ValidSpan:
         """A new memory's valid time: an explicit ``valid_from`` wins (its form gives the precision),
         else ``otherwise`` (what the text said, the sources' hull, or the observed instant); an
         explicit ``valid_to`` ends it and ``precision`` overrides. The interval is checked."""
+        source: ValidSource
         if valid_from is not None:
             start = parse_time(valid_from, name="valid_from", tz=z)
-            vf, vt, prec, source = to_micros(start.at), None, start.precision, "explicit"
+            vf, vt, prec, source = to_micros(start.at), None, check_precision(start.precision), "explicit"
         else:
             vf, vt, prec, source = otherwise
         if valid_to is not None:
@@ -417,7 +417,7 @@ class Ledger:
         )
         return built
 
-    def follow(self, rev: Revision, recorded_at: Micros, op: str, **changes: Any) -> Revision:
+    def follow(self, rev: Revision, recorded_at: Micros, op: Op, **changes: Any) -> Revision:
         """Append a revision that copies ``rev`` forward with ``changes`` (observed now, no reason
         unless given)."""
         row: dict[str, Any] = {
@@ -436,7 +436,7 @@ class Ledger:
         row.update(changes)
         return self.append(**row)
 
-    def first_revision(self, memory_id: str, *, user_id: str, kind: str, key: str | None, op: str,
+    def first_revision(self, memory_id: str, *, user_id: str, kind: str, key: str | None, op: Op,
                        span: ValidSpan, observed_at: Micros, recorded_at: Micros, tz: str,
                        expires_at: Micros | None, supersedes: str | None, text: str,
                        encoded: tuple[str | None, str | None, str | None], reason: str | None) -> Revision:

@@ -11,15 +11,22 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from ..time.clock import from_micros
-from ..time.interval import ValidTime
+from ..time.interval import Precision, ValidTime
 from .sql import REVISION_FIELDS
 
 __all__ = [
-    "Revision", "Change", "Snapshot", "Erasure", "new_revision", "revision_from_row", "loads_json", "changes",
+    "Op", "ValidSource", "Revision", "Change", "Snapshot", "Erasure", "new_revision", "revision_from_row",
+    "loads_json", "changes",
 ]
+
+
+#: The write that made a revision. Kept in step with the CHECK in schema.sql.
+Op = Literal["assert", "correct", "supersede", "superseded", "expire", "retract", "derive"]
+#: Where a revision's valid time came from: given, read from a time phrase, or assumed.
+ValidSource = Literal["explicit", "resolved", "assumed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +66,7 @@ class Revision:
     kind: str
     key: str | None
     version: int
-    op: str
+    op: Op
     text: str | None
     value: Any
     attributes: dict[str, Any] | None
@@ -67,8 +74,8 @@ class Revision:
     reason: str | None
     valid_from: datetime
     valid_to: datetime | None
-    precision: str
-    valid_source: str
+    precision: Precision
+    valid_source: ValidSource
     observed_at: datetime
     recorded_at: datetime
     tz: str

@@ -27,11 +27,11 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ..errors import InvalidInputError, InvalidOperationError
-from ..time.clock import TimeInput, from_micros, parse_time, to_micros, zone
+from ..time.clock import Micros, TimeInput, from_micros, parse_time, to_micros, zone
 from ..time.interval import check_interval, check_precision
 from .embedding import BATCH_SIZE, missing, store_vectors
 from .inputs import check_text, encode_attributes, encode_json, observed_micros, optional_text
-from .ledger import Ledger, Micros, ValidSpan
+from .ledger import Ledger, ValidSpan
 from .messages import checked_messages, read_times
 from .revision import Erasure, Revision
 
@@ -126,9 +126,10 @@ def _assert(
     reason: str | None,
 ) -> Revision:
     """A new memory (and the closing of the one it supersedes), inside the open write."""
-    otherwise: ValidSpan = ((said[0], said[1], said[2], "resolved") if said is not None
+    otherwise: ValidSpan = ((said[0], said[1], check_precision(said[2]), "resolved") if said is not None
                             else (observed, None, "instant", "assumed"))
-    span = ledger.valid_time(z, valid_from=valid_from, valid_to=valid_to, precision=precision,
+    span = ledger.valid_time(z, valid_from=valid_from, valid_to=valid_to,
+                             precision=None if precision is None else check_precision(precision),
                              otherwise=otherwise)
     exp = ledger.expiry(expires, z)
     old: Revision | None = None

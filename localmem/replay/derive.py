@@ -46,8 +46,8 @@ from ..core.revision import Revision, revision_from_row
 from ..core.staleness import Staleness, staleness_of
 from ..errors import ErasedError, InvalidInputError, InvalidOperationError
 from ..search.ranking import Hit
-from ..time.clock import TimeInput, from_micros, to_micros
-from ..time.interval import PRECISIONS, check_precision
+from ..time.clock import Micros, TimeInput, from_micros, to_micros
+from ..time.interval import PRECISIONS, Precision, check_precision
 from . import sql as rq
 
 __all__ = ["Provenance", "derive", "provenance", "stale", "rev_ids"]
@@ -142,7 +142,7 @@ def stale(ledger: Ledger, user_id: str, known_at: TimeInput | None) -> list[Prov
     return out
 
 
-def _hull(sources: Sequence[Revision]) -> tuple[int, int | None, str]:
+def _hull(sources: Sequence[Revision]) -> tuple[Micros, Micros | None, Precision]:
     start = min(to_micros(s.valid_from) for s in sources)
     ends = [s.valid_to for s in sources]
     end = None if any(e is None for e in ends) else max(to_micros(e) for e in ends if e is not None)
@@ -194,7 +194,8 @@ def derive(
                     "a derived memory is computed from one user's memories")
         z = ledger.zone_for(None, owner)
         hull_from, hull_to, hull_precision = _hull(sources)
-        span = ledger.valid_time(z, valid_from=valid_from, valid_to=valid_to, precision=precision,
+        span = ledger.valid_time(z, valid_from=valid_from, valid_to=valid_to,
+                                 precision=None if precision is None else check_precision(precision),
                                  otherwise=(hull_from, hull_to, hull_precision, "assumed"))
         old: Revision | None = None
         key = None

@@ -27,6 +27,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from ..errors import InvalidTimeError, NaiveDatetimeError, UnknownZoneError
 
 __all__ = [
+    "Micros",
     "Clock",
     "TimeInput",
     "Moment",
@@ -44,6 +45,9 @@ __all__ = [
 
 Clock = Callable[[], datetime]
 TimeInput = datetime | date | int | float | str
+#: An instant as stored: integer microseconds since the Unix epoch, UTC. A plain int at run
+#: time; the name says which ints are instants.
+Micros = int
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 #: The UTC zone as a ZoneInfo (the default zone of users who never gave one).
@@ -197,19 +201,19 @@ def period_end(moment: Moment, tz: ZoneInfo) -> datetime:
     return local_day_start(nxt, tz)
 
 
-def to_micros(at: datetime) -> int:
+def to_micros(at: datetime) -> Micros:
     """Microseconds since the Unix epoch for an aware datetime (storage format)."""
     delta = at - _EPOCH
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
 
 
-def from_micros(us: int) -> datetime:
+def from_micros(us: Micros) -> datetime:
     """The aware UTC datetime for a stored microsecond count."""
     seconds, micros = divmod(us, 1_000_000)
     return _EPOCH + timedelta(0, seconds, micros)
 
 
-def instant_micros(value: TimeInput, *, name: str, tz: ZoneInfo) -> int:
+def instant_micros(value: TimeInput, *, name: str, tz: ZoneInfo) -> Micros:
     """Storage microseconds for one time value; :func:`parse_time` without the Moment.
 
     Aware datetimes, the common case on hot read paths, skip the general parser.

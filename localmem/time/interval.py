@@ -10,26 +10,35 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Literal, TypeGuard, get_args
 from zoneinfo import ZoneInfo
 
 from ..errors import InvalidInputError, InvalidIntervalError
 
-__all__ = ["PRECISIONS", "ValidTime", "check_precision", "check_interval", "render_interval"]
+__all__ = ["Precision", "PRECISIONS", "ValidTime", "is_precision", "check_precision", "check_interval",
+           "render_interval"]
 
-#: Known precisions, finest first. Kept in step with the CHECK in schema.sql.
-PRECISIONS = (
+#: How precisely a valid time is known, finest first. Kept in step with the CHECK in schema.sql.
+Precision = Literal[
     "instant", "minute", "hour", "part_of_day", "day", "weekend",
     "week", "month", "season", "year", "decade", "unknown",
-)
+]
+#: The precisions as a tuple, finest first.
+PRECISIONS: tuple[Precision, ...] = get_args(Precision)
 
 
-def check_precision(precision: object) -> str:
+def is_precision(value: object) -> TypeGuard[Precision]:
+    """Whether ``value`` names a known precision."""
+    return isinstance(value, str) and value in PRECISIONS
+
+
+def check_precision(precision: object) -> Precision:
     """Return ``precision`` if it is a known precision name.
 
     Raises:
         InvalidInputError: it is not one of :data:`PRECISIONS`.
     """
-    if not isinstance(precision, str) or precision not in PRECISIONS:
+    if not is_precision(precision):
         raise InvalidInputError(
             f"precision={precision!r} is not known: expected one of {', '.join(PRECISIONS)}"
         )

@@ -17,12 +17,12 @@ def test_add_messages_takes_user_and_zone_by_keyword(store: localmem.Store) -> N
     """user_id= and tz= by keyword; by position they still work, with a DeprecationWarning."""
     [new] = store.add_messages(CHAT, user_id="sam", tz="Europe/Berlin")
     with pytest.deprecated_call(match="by keyword"):
-        [old] = store.add_messages(CHAT, "ann", "Europe/Berlin")  # type: ignore[misc]
+        [old] = store.add_messages(CHAT, "ann", "Europe/Berlin")
     assert (new.user_id, new.tz, old.user_id, old.tz) == ("sam", "Europe/Berlin", "ann", "Europe/Berlin")
     with pytest.raises(localmem.InvalidInputError, match="needs user_id"):
         store.add_messages(CHAT)
     with pytest.raises(localmem.InvalidInputError, match="given twice"), pytest.deprecated_call():
-        store.add_messages(CHAT, "sam", user_id="sam")  # type: ignore[misc]
+        store.add_messages(CHAT, "sam", user_id="sam")
 
 
 def test_expire_names_its_date_like_add(store: localmem.Store) -> None:

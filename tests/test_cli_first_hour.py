@@ -34,10 +34,8 @@ class Shell:
         self.env["XDG_DATA_HOME"] = str(cwd / "data-home")
 
     def __call__(self, *argv: str, stdin: str | None = None) -> tuple[int, str, str]:
-        done = subprocess.run([*CMD, *argv], cwd=self.cwd, env=self.env, capture_output=stdin is None,
-                              input=stdin, text=True, timeout=60,
-                              **({} if stdin is None else {"stdout": subprocess.PIPE,
-                                                           "stderr": subprocess.PIPE}))
+        done = subprocess.run([*CMD, *argv], cwd=self.cwd, env=self.env, capture_output=True, input=stdin,
+                              text=True, timeout=60)
         assert "Traceback" not in done.stderr, done.stderr
         return done.returncode, done.stdout, done.stderr
 

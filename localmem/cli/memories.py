@@ -240,6 +240,7 @@ def cmd_snapshot(store: Store, args: argparse.Namespace) -> None:
 _ID = "a memory id, or any unique prefix of one"
 _REASON = "why this was recorded (kept in the history)"
 _PRECISION = "how precise the valid time is (default: from the form of --valid-from)"
+_PRECISIONS = f"one of {', '.join(PRECISIONS)}"
 _IDS = "print only the memory id (for scripts: ID=$(localmem ... --ids))"
 
 
@@ -254,7 +255,7 @@ def add_new_commands(command: Command) -> None:
     p.add_argument("--valid-from", metavar="T",
                    help="when it became true (default: a time phrase in the text, else --observed-at)")
     p.add_argument("--valid-to", metavar="T", help="exclusive end of valid time (default: still true)")
-    p.add_argument("--precision", choices=PRECISIONS, help=_PRECISION)
+    p.add_argument("--precision", choices=PRECISIONS, metavar="P", help=f"{_PRECISION}: {_PRECISIONS}")
     p.add_argument("--expires", metavar="T", help="a date (visible through that day) or an instant")
     p.add_argument("--key", help="a slot such as home_city: a new value supersedes the old")
     p.add_argument("--supersedes", metavar="ID", help="id of a memory this one replaces")
@@ -288,7 +289,8 @@ def add_commands(command: Command, reads: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--valid-to", metavar="T", help="the right (exclusive) end of valid time")
     g.add_argument("--open-ended", action="store_true", help="the fact is still true")
-    p.add_argument("--precision", choices=PRECISIONS, help="the right precision of the valid time")
+    p.add_argument("--precision", choices=PRECISIONS, metavar="P",
+                   help=f"the right precision of the valid time: {_PRECISIONS}")
     p.add_argument("--observed-at", metavar="T", help="when the correction reached the app (default: now)")
     p.add_argument("--reason", help=_REASON)
     p.add_argument("--ids", action="store_true", help=_IDS)
@@ -301,7 +303,7 @@ def add_commands(command: Command, reads: argparse.ArgumentParser) -> None:
     p.add_argument("--valid-from", metavar="T",
                    help="when the new fact began (default: a time phrase in the text, else now)")
     p.add_argument("--valid-to", metavar="T", help="exclusive end of the new fact (default: still true)")
-    p.add_argument("--precision", choices=PRECISIONS, help=_PRECISION)
+    p.add_argument("--precision", choices=PRECISIONS, metavar="P", help=f"{_PRECISION}: {_PRECISIONS}")
     p.add_argument("--observed-at", metavar="T", help="when the change reached the app (default: now)")
     p.add_argument("--value", metavar="JSON", help="the new memory's JSON value")
     p.add_argument("--reason", help=_REASON)

@@ -96,6 +96,14 @@ def test_a_mistyped_db_creates_nothing(sh: Shell, tmp_path: Path) -> None:
     assert not (tmp_path / "missing.db").exists() and not (tmp_path / "nodir").exists()
 
 
+def test_an_import_of_an_unreadable_file_creates_no_database(sh: Shell, tmp_path: Path) -> None:
+    """A conversation import whose file is missing or not JSON fails before any database is made."""
+    one_error(sh("--db", "new.db", "import", "nofile.json", "--user", "sam"), "nofile.json")
+    (tmp_path / "bad.json").write_text("{not json")
+    one_error(sh("--db", "new.db", "import", "bad.json", "--user", "sam"), "not JSON")
+    assert not (tmp_path / "new.db").exists()
+
+
 def test_the_default_database_is_made_on_first_write(sh: Shell, tmp_path: Path) -> None:
     """Without --db a read first says there is no database yet; the first add makes it, folder and all."""
     default = tmp_path / "data-home" / "localmem" / "localmem.db"

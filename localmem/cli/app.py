@@ -103,6 +103,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         without_store = getattr(args, "without_store", None)
         if without_store is not None:  # resolve, tui, demo: no store to open first
             return int(without_store(args))
+        prepare = getattr(args, "prepare", None)
+        if prepare is not None:  # read the command's own input first: a bad file opens nothing
+            prepare(args)
         path = db_path(args)
         mode = getattr(args, "mode", "read")
         check_db_path(path, args.command, create=mode == "create")

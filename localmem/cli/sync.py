@@ -25,7 +25,7 @@ from ..store import Store
 from ..sync.files import ExportSummary, ImportSummary, is_sync_file
 from .common import Command, print_json, print_revisions, progress, writable_file
 
-__all__ = ["add_commands", "export_json", "import_json"]
+__all__ = ["add_commands", "export_json", "import_json", "read_conversation"]
 
 
 def export_json(out: ExportSummary) -> dict[str, Any]:
@@ -44,8 +44,28 @@ def import_json(summary: ImportSummary) -> dict[str, Any]:
     return data
 
 
-def cmd_import(store: Store, args: argparse.Namespace) -> None:
+def read_conversation(args: argparse.Namespace) -> None:
+    """Before the store opens: read a conversation's JSON into ``args.messages`` (None for a sync
+    export), so a file that cannot be read leaves no new database behind."""
+    args.messages = None
     if args.file != "-" and is_sync_file(args.file):
+        return
+    if not args.user:
+        raise InvalidInputError("importing a conversation needs --user (whose messages they are)")
+    try:
+        if args.file == "-":
+            args.messages = json.load(sys.stdin)
+        else:
+            with open(args.file, encoding="utf-8") as f:
+                args.messages = json.load(f)
+    except OSError as exc:
+        raise InvalidInputError(f"cannot read {args.file!r}: {exc.strerror}") from exc
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(f"{args.file!r} is not JSON: {exc}") from exc
+
+
+def cmd_import(store: Store, args: argparse.Namespace) -> None:
+    if args.messages is None:
         # A sync export (gzip): chat imports are plain JSON text, so the first bytes tell them apart.
         if args.user or args.tz or args.role or args.backfill:
             raise InvalidInputError(
@@ -57,21 +77,9 @@ def cmd_import(store: Store, args: argparse.Namespace) -> None:
         else:
             print(summary.describe())
         return
-    if not args.user:
-        raise InvalidInputError("importing a conversation needs --user (whose messages they are)")
-    try:
-        if args.file == "-":
-            messages = json.load(sys.stdin)
-        else:
-            with open(args.file, encoding="utf-8") as f:
-                messages = json.load(f)
-    except OSError as exc:
-        raise InvalidInputError(f"cannot read {args.file!r}: {exc.strerror}") from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InvalidInputError(f"{args.file!r} is not JSON: {exc}") from exc
     with progress(args, "importing messages") as tick:
-        revs = store.add_messages(messages, user_id=args.user, tz=args.tz, roles=tuple(args.role or ["user"]),
-                                  backfill=args.backfill, progress=tick)
+        revs = store.add_messages(args.messages, user_id=args.user, tz=args.tz,
+                                  roles=tuple(args.role or ["user"]), backfill=args.backfill, progress=tick)
     if args.ids:
         for rev in revs:
             print(rev.memory_id)
@@ -149,7 +157,7 @@ def add_commands(command: Command) -> None:
                    help="an app migrating its own log: record each message when it was sent "
                         "(in send order, after everything already in the store)")
     p.add_argument("--ids", action="store_true", help="print only the new memory ids, one a line")
-    p.set_defaults(func=cmd_import)
+    p.set_defaults(func=cmd_import, prepare=read_conversation)
 
     p = command("export", "write a sync export for another device, or one user's memories as CSV/JSON")
     p.add_argument("file", help="the file to write (- for stdout, csv/json only)")

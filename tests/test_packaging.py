@@ -130,20 +130,43 @@ assert callable(getattr(mod, {func!r}))
     assert Path(out.strip()).resolve().is_relative_to(unpacked.resolve())
 
 
-def test_importing_localmem_does_not_import_the_tui_toolkit(tmp_path: Path) -> None:
-    """Every module of the library, the command line's included, loads neither textual nor rich."""
-    code = """
+#: The agent adapters: each needs its optional extra, so they are imported by name only and
+#: never by the library (localmem.compat.* and the MCP server; the `localmem mcp` command
+#: module itself imports the SDK only when it runs).
+ADAPTERS = ("localmem.mcp_server", "localmem.compat.")
+#: What the core must never pull in: the TUI's toolkit and the adapters' frameworks.
+OPTIONAL = ("textual", "rich", "tui", "mcp", "langgraph", "langchain", "langchain_core", "langmem", "mem0")
+
+
+def test_importing_localmem_does_not_import_the_tui_toolkit_or_the_adapters(tmp_path: Path) -> None:
+    """Every core module of the library, the command line's included, loads neither textual nor rich,
+    nor mcp, langgraph or langchain (the adapter modules are left out of the walk)."""
+    code = f"""
 import importlib, json, pkgutil, sys
 import localmem
 names = [m.name for m in pkgutil.walk_packages(localmem.__path__, "localmem.")
          if not m.name.endswith("__main__")]
-for name in names:
+core = [n for n in names if not n.startswith({ADAPTERS!r})]
+for name in core:
     importlib.import_module(name)
-print(json.dumps([names, sorted(m for m in sys.modules if m.split(".")[0] in ("textual", "rich", "tui"))]))
+print(json.dumps([names, sorted(m for m in sys.modules if m.split(".")[0] in {OPTIONAL!r})]))
 """
     names, loaded = json.loads(_python(code, cwd=tmp_path))
-    assert {"localmem.store", "localmem.cli.app", "localmem.time.resolver"} <= set(names)
+    assert {"localmem.store", "localmem.cli.app", "localmem.cli.mcp", "localmem.time.resolver"} <= set(names)
+    assert {"localmem.mcp_server", "localmem.compat.mem0", "localmem.compat.langgraph"} <= set(names)
     assert loaded == []
+
+
+def test_each_adapter_imports_by_name(tmp_path: Path) -> None:
+    """With the extras installed, each adapter module imports and names its entry point."""
+    code = """
+import json
+from localmem.compat.langgraph import LocalmemStore
+from localmem.compat.mem0 import Memory
+from localmem.mcp_server import build_server
+print(json.dumps([LocalmemStore.__name__, Memory.__name__, build_server.__name__]))
+"""
+    assert json.loads(_python(code, cwd=tmp_path)) == ["LocalmemStore", "Memory", "build_server"]
 
 
 WALL_CLOCK = re.compile(

@@ -13,7 +13,7 @@ write; a ``write`` needs a database that exists already.
 
 This module only builds the parser from the command groups and runs one
 command; each group lives in its own module (:mod:`.memories`, :mod:`.sync`,
-:mod:`.replay`, :mod:`.database`) on the helpers of :mod:`.common`.
+:mod:`.replay`, :mod:`.database`, :mod:`.mcp`) on the helpers of :mod:`.common`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from .. import __version__
 from ..errors import LocalmemError
 from ..store import Store
 from ..store import open as open_store
-from . import database, memories, replay, sync
+from . import database, mcp, memories, replay, sync
 from .common import EXIT_ERROR, check_db_path, clock_arg, db_path, report_error, warn
 
 __all__ = ["main", "build_parser"]
@@ -76,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     memories.add_commands(command, reads)
     replay.add_commands(command, common)
     database.add_commands(command)
+    mcp.add_commands(command)  # localmem mcp (the SDK is imported only when it runs)
     return parser
 
 

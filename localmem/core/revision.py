@@ -8,7 +8,7 @@ read's valid_at (``expired``) and known_at (``stale``, on derived memories).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any, Literal
@@ -183,16 +183,10 @@ def _row_decoder() -> Any:
     return namespace["revision_from_row"]
 
 
-_revision_from_row = _row_decoder()
-
-
-def revision_from_row(row: Sequence[Any], valid_at: int | None) -> Revision:
-    """Build a Revision from a row of :data:`localmem.core.sql.REVISION_COLUMNS`.
-
-    ``valid_at`` (microseconds) is the read's valid time, for the expired flag.
-    """
-    rev: Revision = _revision_from_row(row, valid_at)
-    return rev
+#: Build a Revision from a row of :data:`localmem.core.sql.REVISION_COLUMNS`; ``valid_at``
+#: (microseconds, or None) is the read's valid time, for the expired flag. Generated (see
+#: ``_row_decoder``) and called directly: it is on every read's hot path.
+revision_from_row: Callable[[Sequence[Any], int | None], Revision] = _row_decoder()
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from .core.staleness import Staleness
 from .errors import (
     BatchAbortedError,
     CorruptDatabaseError,
+    DatabaseNotFoundError,
     EmbeddingError,
     EmbeddingMismatchError,
     EmbeddingUnavailableError,
@@ -95,6 +96,7 @@ __all__ = [
     "IntegrityError",
     "SchemaVersionError",
     "CorruptDatabaseError",
+    "DatabaseNotFoundError",
     "StorageError",
     "BatchAbortedError",
     "EmbeddingError",

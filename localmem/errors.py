@@ -23,6 +23,7 @@ __all__ = [
     "SchemaVersionError",
     "CorruptDatabaseError",
     "StorageError",
+    "DatabaseNotFoundError",
     "BatchAbortedError",
     "EmbeddingError",
     "EmbeddingMismatchError",
@@ -91,6 +92,10 @@ class CorruptDatabaseError(LocalmemError):
 
 class StorageError(LocalmemError, OSError):
     """The operating system failed a read or write; nothing was committed."""
+
+
+class DatabaseNotFoundError(LocalmemError, FileNotFoundError):
+    """The database file (or the folder it would go in) does not exist, and creating it was not asked for."""
 
 
 class BatchAbortedError(LocalmemError):

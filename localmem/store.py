@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator, Mapping, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 from zoneinfo import ZoneInfo
@@ -32,14 +34,14 @@ from zoneinfo import ZoneInfo
 import apsw
 
 from .core import reads, writes
-from .core.db import APPLICATION_ID, SCHEMA_VERSION, connect, map_errors, schema_sql
+from .core.db import APPLICATION_ID, SCHEMA_VERSION, connect, default_path, map_errors, schema_sql
 from .core.doctor import Check, DoctorReport, run_checks
 from .core.embedding import Embedder, check_embedder, check_model, load_vec
 from .core.inputs import check_text
 from .core.ledger import Ledger
 from .core.revision import Change, Erasure, Revision, Snapshot
 from .core.writes import UNSET, Unset
-from .errors import LocalmemError
+from .errors import DatabaseNotFoundError, InvalidInputError, LocalmemError, StorageError
 from .replay.facade import Replay
 from .search import api as search_api
 from .search.ranking import Hit
@@ -47,7 +49,7 @@ from .sync import apply as sync_apply
 from .sync import export as sync_export
 from .sync import folder as sync_folder
 from .sync.files import ExportSummary, ImportSummary, SyncSummary
-from .time.clock import Clock, TimeInput, system_clock
+from .time.clock import Clock, TimeInput, from_micros, system_clock
 
 __all__ = ["Store", "open", "UNSET", "StoreInfo", "DoctorReport", "Check"]
 
@@ -57,18 +59,27 @@ def open(
     *,
     clock: Clock | None = None,
     embedder: Embedder | None = None,
+    create: bool = True,
 ) -> Store:
     """Open the store at ``path``, creating or migrating it as needed.
 
+    With ``create=False`` nothing is made: a missing file is an error, so a
+    read-only tool given a mistyped path leaves no empty database behind (the
+    command line opens every read that way, and refuses to make folders for
+    ``--db``).
+
     Args:
         path: a database file; ``":memory:"`` for a throwaway store; None for
-            the default file in the user data dir (created with mode 0600).
+            the default file in the user data dir (created with mode 0600;
+            missing folders are made).
         clock: returns an aware datetime; the only source of recorded_at.
             Defaults to the system clock.
         embedder: turns text into vectors (:class:`localmem.Embedder`); with
             one, every write stores a vector of its text and search can use
             them. Needs sqlite-vec (``pip install 'localmem[vec]'``). None
             (the default): lexical search only, no model.
+        create: make the file if it does not exist (the default); False
+            opens only an existing one (what a read-only tool wants).
 
     Raises:
         CorruptDatabaseError: the file is not a localmem database.
@@ -76,13 +87,39 @@ def open(
         EmbeddingUnavailableError: an embedder was given and sqlite-vec is missing.
         EmbeddingMismatchError: the file holds vectors of the embedder's model
             name with other dimensions.
+        DatabaseNotFoundError: ``create`` is False and there is no file at ``path``.
     """
+    _check_path(path, create)
     conn = connect(path)
     try:
         return Store(conn, clock=clock or system_clock, embedder=embedder)
     except BaseException:
         conn.close()
         raise
+
+
+def _check_path(path: str | os.PathLike[str] | None, create: bool) -> None:
+    """Refuse a missing file when not creating, before SQLite makes one."""
+    if path is None:
+        target = default_path()
+        if not create and not target.exists():
+            raise DatabaseNotFoundError(f"no localmem database at {str(target)!r} (the default file) yet")
+        return
+    name = os.fspath(path)
+    if name == ":memory:":
+        return
+    target = Path(name)
+    if target.exists():
+        return
+    if not create:
+        raise DatabaseNotFoundError(f"no localmem database at {name!r}: open(..., create=False) makes none")
+
+
+def _pick(name: str, old: Any, new: Any) -> Any:
+    """An argument given the deprecated way or the new one, refused if given both ways."""
+    if old is not None and new is not None:
+        raise InvalidInputError(f"{name} given twice (by position and by keyword): give it once, by keyword")
+    return new if old is None else old
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +210,12 @@ class Store(Replay):
         """
         return self._ledger.resolve_id(prefix)
 
+    def last_recorded_at(self) -> datetime | None:
+        """The newest recorded time in the file (None when it is empty): a write now is
+        recorded at this or later, whatever the clock says."""
+        newest = self._ledger.newest_recorded()
+        return None if newest is None else from_micros(newest)
+
     def user_zone(self, user_id: str) -> str:
         """The IANA zone a user's dates are read in: the zone last given for them, else ``"UTC"``."""
         check_text(user_id, "user_id")
@@ -247,12 +290,17 @@ class Store(Replay):
     def add_messages(
         self,
         messages: Sequence[Mapping[str, Any]],
-        user_id: str,
-        tz: str | ZoneInfo | None = None,
+        _user_id: str | None = None,
+        _tz: str | ZoneInfo | None = None,
+        /,
         *,
+        user_id: str | None = None,
+        tz: str | ZoneInfo | None = None,
         roles: Sequence[str] = ("user",),
         kind: str = "message",
         source: Mapping[str, Any] | None = None,
+        backfill: bool = False,
+        progress: Callable[[int, int], None] | None = None,
     ) -> list[Revision]:
         """Import a conversation, mem0-style: one memory per message from ``roles``.
 
@@ -262,16 +310,44 @@ class Store(Replay):
         message is checked before anything is written, and all are written in
         one transaction: the import lands whole or not at all.
 
+        Each memory is recorded now (the store's clock): a replay as of last
+        March does not see a chat imported today. ``backfill=True`` is for an app
+        migrating its *own* log, which knew each message when it was sent: each
+        memory is then recorded at its ``sent_at``. Recorded time still never goes
+        backwards, so a backfill needs the messages in send order, none before the
+        newest time already in the store (an empty store takes any log) and none
+        after the store's now.
+
+        Args:
+            messages: the conversation, oldest first.
+            user_id: whose messages they are (keyword-only; passing it, or ``tz``,
+                by position still works but is deprecated).
+            tz: the user's IANA zone (default: the zone last given, else UTC).
+            roles: the roles to import.
+            kind: the kind of every memory written.
+            source: provenance merged into every memory's source.
+            backfill: record each message at its ``sent_at`` (see above).
+            progress: called with (done, total) as the import goes on.
+
         Returns:
             The first revision of each memory written, in message order.
 
         Raises:
             InvalidInputError: a message is not a mapping, lacks a field, or
-                has an empty content; ``source`` is not a mapping.
+                has an empty content; ``source`` is not a mapping; with
+                ``backfill``, a message sent before the store's newest time,
+                before the message imported just before it, or after now.
             NaiveDatetimeError, InvalidTimeError, UnknownZoneError: a bad
                 ``sent_at`` or zone.
         """
-        return writes.add_messages(self._ledger, messages, user_id, tz, roles=roles, kind=kind, source=source)
+        if _user_id is not None or _tz is not None:
+            warnings.warn("add_messages(messages, user_id, tz) is deprecated: pass user_id= and tz= "
+                          "by keyword", DeprecationWarning, stacklevel=2)
+        who = _pick("user_id", _user_id, user_id)
+        if who is None:
+            raise InvalidInputError("add_messages() needs user_id=: whose messages they are")
+        return writes.add_messages(self._ledger, messages, who, _pick("tz", _tz, tz), roles=roles,
+                                   kind=kind, source=source, backfill=backfill, progress=progress)
 
     def correct(
         self,
@@ -353,21 +429,35 @@ class Store(Replay):
         return writes.retract(self._ledger, memory_id, reason, observed_at=observed_at)
 
     def expire(
-        self, memory_id: str, on: TimeInput, *, reason: str | None = None
+        self,
+        memory_id: str,
+        expires: TimeInput | None = None,
+        *,
+        reason: str | None = None,
+        on: TimeInput | None = None,
     ) -> Revision:
         """Set or move a memory's expiry.
 
         Args:
             memory_id: the memory.
-            on: a date (the memory stays visible through that local day in the
-                memory's zone) or an instant (hidden from that instant on).
+            expires: a date (the memory stays visible through that local day in
+                the memory's zone) or an instant (hidden from that instant on);
+                the same as ``add(expires=...)``.
             reason: why.
+            on: the old name of ``expires`` (deprecated).
 
         Raises:
             NotFoundError, ErasedError: no such memory, or erased.
             InvalidOperationError: it is retracted, or already expires then.
+            InvalidInputError: no expiry given.
         """
-        return writes.expire(self._ledger, memory_id, on, reason=reason)
+        if on is not None:
+            warnings.warn("expire(memory_id, on=...) is deprecated: pass expires=", DeprecationWarning,
+                          stacklevel=2)
+        when = _pick("expires", on, expires)
+        if when is None:
+            raise InvalidInputError("expire() needs expires=: a date or an instant")
+        return writes.expire(self._ledger, memory_id, when, reason=reason)
 
     def erase(self, memory_id: str, reason: str | None = None, *, by: str | None = None) -> Erasure:
         """Destroy the content of every revision of a memory (privacy erasure).
@@ -451,8 +541,12 @@ class Store(Replay):
         kind: str | None = None,
         key: str | None = None,
         filters: Mapping[str, Any] | None = None,
+        limit: int | None = None,
     ) -> list[Revision]:
         """A user's memories as known at known_at.
+
+        The user is the one positional argument (``read("sam")`` or
+        ``read(user_id="sam")``); everything else is keyword-only.
 
         Args:
             current_only: keep only memories valid at valid_at (the default);
@@ -462,6 +556,8 @@ class Store(Replay):
             kind, key: keep only this kind / key.
             filters: a filter tree (see :mod:`localmem.filters`), dates in the
                 user's zone; it narrows the read, never widens it.
+            limit: at most this many memories, the first in that order
+                (None: all of them; :meth:`read_page` pages through very many).
 
         Returns:
             Each memory's newest revision at known_at, ordered by valid_from.
@@ -469,11 +565,15 @@ class Store(Replay):
 
         Raises:
             InvalidFilterError: a malformed filter tree (the message says where).
+            InvalidInputError: ``limit`` is not a positive integer.
         """
-        return reads.read(
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+            raise InvalidInputError(f"limit={limit!r} is not a positive integer (or None for all)")
+        revs = reads.read(
             self._ledger, user_id, as_of=as_of, known_at=known_at, valid_at=valid_at,
             current_only=current_only, include_expired=include_expired,
             include_retracted=include_retracted, kind=kind, key=key, filters=filters)
+        return revs if limit is None else revs[:limit]
 
     def read_page(
         self,
@@ -608,9 +708,16 @@ class Store(Replay):
             user_id: only this user's rows.
 
         Raises:
-            InvalidInputError: a bad ``since`` or ``user_id``.
+            InvalidInputError: a bad ``since`` or ``user_id``; ``path`` is a
+                directory or its folder does not exist.
+            StorageError: the system refused to write the file (permissions, a full disk).
         """
-        return sync_export.export(self._ledger, path, since=since, user_id=user_id)
+        try:
+            return sync_export.export(self._ledger, path, since=since, user_id=user_id)
+        except LocalmemError:
+            raise
+        except OSError as exc:
+            raise StorageError(f"cannot write the export {os.fspath(path)!r}: {exc.strerror or exc}") from exc
 
     def import_(self, path: str | os.PathLike[str]) -> ImportSummary:
         """Apply a sync file from another device: verified first, then all or nothing.

@@ -51,7 +51,7 @@ def fee(cli: CLI) -> dict[str, str]:
            "--valid-from", at("08:00"), now=at("08:00"))
     cli.ok("add", "purchase", "--user", "acct", "--key", "purchase", "--value", "100",
            "--valid-from", at("09:00"), now=at("09:00"))
-    [fee] = cli.json("add", "fee", "--user", "acct", "--key", "fee", "--value", "4",
+    fee = cli.json("add", "fee", "--user", "acct", "--key", "fee", "--value", "4",
                      "--valid-from", at("09:00"), now=at("09:01"))
     cli.ok("run", "start", "r1", "--user", "acct", now=at("09:05"))
     revs = cli.json("run", "read", "r1")
@@ -99,8 +99,8 @@ def test_decision_show_lists_what_was_cited_and_available(cli: CLI, fee: dict[st
 def test_run_commands_record_steps_and_advances(cli: CLI, fee: dict[str, str]) -> None:
     """`run step` and `run advance` append to the run's record; the run reads fee 7 only after advancing."""
     assert [r["value"] for r in cli.json("run", "read", "r1", "--key", "fee")] == [4]
-    cli.ok("run", "step", "r1", "review", now=at("10:30"))
-    data = cli.json("run", "advance", "r1", "--step", "refresh", "--to", at("10:30"), now=at("10:30"))
+    cli.ok("run", "step", "r1", "review", now=at("11:30"))
+    data = cli.json("run", "advance", "r1", "--step", "refresh", "--to", at("10:30"), now=at("11:30"))
     assert [(e["kind"], e["step"], e["known_at"]) for e in data["events"]] == [
         ("start", None, "2026-03-02T09:05:00+00:00"), ("step", "review", "2026-03-02T09:05:00+00:00"),
         ("advance", "refresh", "2026-03-02T10:30:00+00:00")]

@@ -179,7 +179,7 @@ def test_add_messages_embeds_in_batched_calls(vstore: localmem.Store, embedder: 
                  "sent_at": "2026-03-01T10:00:00Z"} for i in range(150)]
     messages.append({"role": "user", "content": "note number 0 about topic 0",
                      "sent_at": "2026-03-01T11:00:00Z"})
-    revs = vstore.add_messages(messages, "sam", "UTC")
+    revs = vstore.add_messages(messages, user_id="sam", tz="UTC")
     assert len(revs) == 151
     assert count(vstore, "embeddings") == 151
     assert [len(c) for c in embedder.calls] == [64, 64, 22]  # 150 distinct texts: the repeat is reused

@@ -167,7 +167,7 @@ CHAT = [
 def test_every_message_is_read_against_its_own_send_time_never_today(clock: FrozenClock) -> None:
     clock.set("2026-11-29T10:00:00Z")  # the import runs long after the chat
     with localmem.open(":memory:", clock=clock) as store:
-        revs = store.add_messages(CHAT, "sam", "Asia/Singapore")
+        revs = store.add_messages(CHAT, user_id="sam", tz="Asia/Singapore")
     assert [r.text for r in revs] == [
         "I started the new knee meds on 2025-08-09.",
         "I ran my first 10K on the weekend of 2025-06-14 to 2025-06-15",
@@ -185,7 +185,7 @@ def test_every_message_is_read_against_its_own_send_time_never_today(clock: Froz
 
 
 def test_assistant_turns_are_skipped_unless_asked_for(store: localmem.Store) -> None:
-    revs = store.add_messages(CHAT, "sam", "Asia/Singapore", roles=("user", "assistant"))
+    revs = store.add_messages(CHAT, user_id="sam", tz="Asia/Singapore", roles=("user", "assistant"))
     assert len(revs) == 4
     assert revs[1].text == "Thanks, noted for 2025-08-11's plan."
 
@@ -217,13 +217,13 @@ def test_a_bad_message_refuses_the_whole_import(
     good = {"role": "user", "content": "I ran yesterday", "sent_at": "2025-01-02T10:00:00Z"}
     batch = [good, *messages] if isinstance(messages, list) else messages
     with pytest.raises(error, match=re.escape(says)):
-        store.add_messages(batch, "sam", "UTC")  # type: ignore[arg-type]  # deliberately wrong
+        store.add_messages(batch, user_id="sam", tz="UTC")  # type: ignore[arg-type]  # deliberately wrong
     assert store.info().revisions == 0
 
 
 def test_an_unknown_zone_refuses_the_import(store: localmem.Store) -> None:
     with pytest.raises(localmem.UnknownZoneError, match="Mars/Olympus"):
-        store.add_messages(CHAT, "sam", "Mars/Olympus")
+        store.add_messages(CHAT, user_id="sam", tz="Mars/Olympus")
     assert store.info().revisions == 0
 
 

@@ -17,8 +17,9 @@ class _Started(Exception):
 
 @pytest.fixture
 def started(monkeypatch: pytest.MonkeyPatch) -> list[tui.LocalmemApp]:
-    """Stub LocalmemApp.run: record the app instead of taking over the terminal."""
+    """Stub LocalmemApp.run: record the app instead of taking over the terminal (which `tui` needs)."""
     apps: list[tui.LocalmemApp] = []
+    monkeypatch.setattr("localmem.cli.database.at_terminal", lambda: True)
 
     def run(self: tui.LocalmemApp, *args: object, **kwargs: object) -> None:
         apps.append(self)

@@ -9,13 +9,17 @@ decided once, in :mod:`localmem.present`, which the TUI shares.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
-from collections.abc import Callable, Iterable, Sequence
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
+from ..core.db import default_path
 from ..core.revision import Revision
-from ..errors import InvalidInputError
+from ..errors import DatabaseNotFoundError, InvalidInputError, LocalmemError
 from ..present import VALUE_HINT, interval, local_iso, marks, memory_text, parse_json
 from ..time.clock import Clock, parse_time, zone
 
@@ -23,6 +27,12 @@ __all__ = [
     "EXIT_ERROR",
     "Command",
     "db_path",
+    "check_db_path",
+    "writable_file",
+    "report_error",
+    "warn",
+    "progress",
+    "print_revision",
     "json_arg",
     "filter_arg",
     "attrs_arg",
@@ -42,6 +52,104 @@ Command = Callable[..., argparse.ArgumentParser]
 def db_path(args: argparse.Namespace) -> str | None:
     """The database: ``--db``, else ``$LOCALMEM_DB``, else None (the default file)."""
     return args.db or os.environ.get("LOCALMEM_DB") or None
+
+
+def check_db_path(path: str | None, command: str, *, create: bool) -> None:
+    """Refuse a database path before anything opens it, so a typo never leaves files behind.
+
+    A read (``create`` False) needs the file to exist; a command that may create
+    the file needs its folder to exist (like sqlite3 and sqlite-utils, localmem
+    makes no folders for an explicit path: ``mkdir -p`` it first). The default
+    file's folder, in the user data dir, is made on first write.
+
+    Raises:
+        DatabaseNotFoundError: the file (or, when creating, its folder) is missing.
+        InvalidInputError: the path is a directory.
+    """
+    if path == ":memory:":
+        return
+    target = default_path() if path is None else Path(path)
+    where = "the default database" if path is None else "--db/$LOCALMEM_DB"
+    if target.is_dir():
+        raise InvalidInputError(f"database {str(target)!r} is a directory: expected a file path")
+    if target.exists():
+        return
+    if not create:
+        raise DatabaseNotFoundError(
+            f"no database at {str(target)!r} ({where}): `{command}` never creates one; "
+            "check the path, or write something first (add, import)"
+        )
+    if path is not None and not target.parent.is_dir():
+        raise DatabaseNotFoundError(
+            f"folder {str(target.parent)!r} of database {str(target)!r} does not exist: "
+            f"localmem makes no folders for {where} (mkdir -p it first)"
+        )
+
+
+def writable_file(path: str, name: str) -> Path:
+    """A path a command may write a file at: its folder exists and it is not a directory.
+
+    Raises:
+        InvalidInputError: the folder is missing, or the path is a directory.
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise InvalidInputError(f"{name} {path!r} is a directory: expected a file path")
+    if not target.parent.is_dir():
+        raise InvalidInputError(f"{name} {path!r}: folder {str(target.parent)!r} does not exist")
+    return target
+
+
+def report_error(exc: LocalmemError, as_json: bool) -> None:
+    """An error as one line on stderr; under ``--json`` one object ``{"error", "type"}``."""
+    if as_json:
+        print(json.dumps({"error": str(exc), "type": type(exc).__name__}, ensure_ascii=False),
+              file=sys.stderr)
+    else:
+        print(f"localmem: error: {exc}", file=sys.stderr)
+
+
+def warn(args: argparse.Namespace, message: str) -> None:
+    """A warning on stderr (the command goes on); under ``--json`` one object ``{"warning"}``."""
+    if getattr(args, "json", False):
+        print(json.dumps({"warning": message}, ensure_ascii=False), file=sys.stderr)
+    else:
+        print(f"localmem: warning: {message}", file=sys.stderr)
+
+
+#: A progress callback: (done, total); total None when unknown.
+Progress = Callable[[int, int | None], None]
+
+
+def _no_progress(done: int, total: int | None = None) -> None:
+    """The progress callback when nobody watches: nothing."""
+
+
+@contextlib.contextmanager
+def progress(args: argparse.Namespace, label: str, total: int | None = None) -> Iterator[Progress]:
+    """A progress bar on stderr while a long operation runs, only at a terminal.
+
+    Quiet (a no-op callback) when stderr is not a terminal, under ``--quiet`` or
+    ``--json``. rich is imported here, in the command line only: the library
+    never imports it.
+    """
+    if getattr(args, "quiet", False) or getattr(args, "json", False) or not sys.stderr.isatty():
+        yield _no_progress
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(label, total=total)
+
+        def update(done: int, total: int | None = None) -> None:
+            if total is None:
+                bar.update(task, completed=done)
+            else:
+                bar.update(task, completed=done, total=total)
+
+        yield update
 
 
 def json_arg(text: str | None, name: str, hint: str = VALUE_HINT) -> Any:
@@ -101,6 +209,16 @@ def revision_lines(rev: Revision) -> Iterable[str]:
     flags = marks(rev)
     if flags:
         yield f"    [{flags}]"
+
+
+def print_revision(rev: Revision, args: argparse.Namespace) -> None:
+    """One revision (what a write returns, or ``get``): text, a JSON object, or its id (``--ids``)."""
+    if getattr(args, "ids", False):
+        print(rev.memory_id)
+    elif args.json:
+        print_json(rev.to_dict())
+    else:
+        print_revisions([rev], False)
 
 
 def print_revisions(revs: Sequence[Revision], as_json: bool) -> None:

@@ -19,7 +19,7 @@ from ..time.clock import Clock, system_clock
 from . import demo
 from .common import EXIT_ERROR, Command, clock_arg, db_path
 
-__all__ = ["add_commands", "demo_path", "open_tui"]
+__all__ = ["add_commands", "at_terminal", "demo_path", "open_tui"]
 
 
 def cmd_info(store: Store, args: argparse.Namespace) -> None:
@@ -62,14 +62,28 @@ def open_tui(path: Path, *, user: str | None, write: bool, clock: Clock | None) 
     return 0
 
 
+def at_terminal() -> bool:
+    """Whether a person is at a terminal (stdin and stdout both are one)."""
+    return sys.stdout.isatty() and sys.stdin.isatty()
+
+
 def cmd_tui(args: argparse.Namespace) -> int:
+    if not at_terminal():
+        # Without a terminal Textual would draw into a pipe forever: refuse, as demo falls back.
+        raise InvalidInputError(
+            "localmem tui needs a terminal (stdin and stdout): run it in one, or use read, "
+            "history or snapshot in scripts"
+        )
     path = db_path(args)
     return open_tui(Path(path) if path else default_path(), user=args.user, write=args.write,
                     clock=clock_arg(getattr(args, "now", None)))
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    path = demo_path(db_path(args))
+    given = db_path(args)
+    path = demo_path(given)
+    if given is None:  # beside the default file, in the user data dir: made on first use
+        path.parent.mkdir(parents=True, exist_ok=True)
     store = demo.build(path)
     if not args.json and sys.stdout.isatty() and sys.stdin.isatty():
         # A person at a terminal: show the stories in the TUI (the summary is for pipes and tests).
@@ -99,12 +113,12 @@ def add_commands(command: Command) -> None:
     p = command("doctor", "check the database's integrity and invariants")
     p.set_defaults(func=cmd_doctor)
 
-    p = command("tui", "browse the memories in the terminal UI (read-only unless --write)")
+    p = command("tui", "browse the memories in the terminal UI (read-only unless --write)", json=False)
     p.add_argument("--user", help="whose memories to show first (default: the first user)")
     p.add_argument("--write", action="store_true",
                    help="allow correct, retract and expire from the history screen (each confirmed)")
     p.set_defaults(func=None, without_store=cmd_tui)
 
     p = command("demo", "rebuild the demo database (fee and Sam stories) and open it in the TUI "
-                        "(at a terminal; else print what the stories show)")
+                        "(at a terminal; else print what the stories show)", clock=False)
     p.set_defaults(func=None, without_store=run_demo)

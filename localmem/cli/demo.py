@@ -71,7 +71,7 @@ def _sam_story(store: Store, clock: FrozenClock) -> None:
         [{"role": "user", "content": "I ran my first 10K last weekend, finished in 58 minutes.",
           "sent_at": 1750075200},
          {"role": "assistant", "content": "Great first 10K!", "sent_at": 1750075260}],
-        SAM, "Europe/Berlin", kind="event",
+        user_id=SAM, tz="Europe/Berlin", kind="event",
     )
     store.add("Sam lives in Lisbon", user_id=SAM, key="home_city", valid_from="2023-05",
               kind="fact")

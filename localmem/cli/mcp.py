@@ -23,7 +23,7 @@ def add_commands(command: Command) -> None:
                         "search logs no usage")
     p.add_argument("--http", type=int, metavar="PORT",
                    help="serve streamable HTTP on 127.0.0.1:PORT (path /mcp) instead of stdio")
-    p.set_defaults(func=cmd_mcp)
+    p.set_defaults(func=cmd_mcp, mode="create")  # an agent's first write makes the store
 
 
 def cmd_mcp(store: Store, args: argparse.Namespace) -> int:

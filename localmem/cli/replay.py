@@ -24,7 +24,7 @@ from ..replay.knew import KnowledgeDiff
 from ..replay.receipts import Decision
 from ..replay.runs import Run, View
 from ..store import Store
-from .common import Command, filter_arg, json_arg, print_revisions, revision_lines
+from .common import Command, filter_arg, json_arg, print_revision, print_revisions, revision_lines
 
 __all__ = ["add_commands", "evaluate"]
 
@@ -253,8 +253,7 @@ def cmd_run_search(store: Store, args: argparse.Namespace) -> None:
     hits = _run(store, args).search(args.query, valid_at=args.valid_at, limit=args.limit,
                                     log=not args.no_log)
     if args.json:
-        print(json.dumps([{"score": h.score, "revision": h.revision.to_dict()} for h in hits],
-                         ensure_ascii=False, indent=2))
+        print(json.dumps([h.to_dict() for h in hits], ensure_ascii=False, indent=2))
         return
     if not hits:
         print("(no memories)")
@@ -311,7 +310,7 @@ def cmd_derive(store: Store, args: argparse.Namespace) -> None:
     rev = store.derive(args.text, from_=args.sources, user_id=args.user, kind=args.kind,
                        value=json_arg(args.value, "--value"), reason=args.reason,
                        supersedes=store.resolve_id(args.supersedes) if args.supersedes else None)
-    print_revisions([rev], args.json)
+    print_revision(rev, args)
 
 
 def cmd_stale(store: Store, args: argparse.Namespace) -> None:
@@ -357,94 +356,100 @@ def add_commands(command: Command, common: argparse.ArgumentParser) -> None:
     p = command("run", "runs pinned at a knowledge cutoff: start, step, advance, read, decide")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
 
-    def action(name: str, help_: str) -> argparse.ArgumentParser:
+    def action(name: str, help_: str, mode: str = "read") -> argparse.ArgumentParser:
         a = actions.add_parser(name, help=help_, description=help_, parents=[common])
+        a.set_defaults(mode=mode)
         if name != "list":
-            a.add_argument("run_id")
+            a.add_argument("run_id", help="the run's id (a name you choose at start)")
         return a
 
-    a = action("start", "start a run pinned at a cutoff (default: now)")
-    a.add_argument("--user", required=True)
-    a.add_argument("--known-at", help="the cutoff (default: the store's recorded now)")
+    a = action("start", "start a run pinned at a cutoff (default: now)", "create")
+    a.add_argument("--user", required=True, help="whose memories the run reads (a user id)")
+    a.add_argument("--known-at", metavar="T", help="the cutoff (default: the store's recorded now)")
     a.set_defaults(func=cmd_run_start)
     action("show", "a run's record: its start, steps, advances and decisions").set_defaults(func=cmd_run_show)
     a = action("list", "every run")
-    a.add_argument("--user")
+    a.add_argument("--user", help="only this user's runs")
     a.set_defaults(func=cmd_run_list)
-    a = action("step", "mark a step (the cutoff stays)")
-    a.add_argument("name")
+    a = action("step", "mark a step (the cutoff stays)", "write")
+    a.add_argument("name", help="the step's name")
     a.set_defaults(func=cmd_run_step)
-    a = action("advance", "move the run's cutoff forwards at a named step")
-    a.add_argument("--step", required=True)
-    a.add_argument("--to", help="the new cutoff (default: the store's recorded now)")
+    a = action("advance", "move the run's cutoff forwards at a named step", "write")
+    a.add_argument("--step", required=True, help="the step's name")
+    a.add_argument("--to", metavar="T", help="the new cutoff (default: the store's recorded now)")
     a.set_defaults(func=cmd_run_advance)
     a = action("read", "the run's user's memories as known at its cutoff")
-    a.add_argument("--valid-at")
-    a.add_argument("--history", action="store_true")
-    a.add_argument("--include-expired", action="store_true")
-    a.add_argument("--include-retracted", action="store_true")
-    a.add_argument("--kind")
-    a.add_argument("--key")
-    a.add_argument("--filter", metavar="JSON")
+    a.add_argument("--valid-at", metavar="T", help="what was true at this time (default: the cutoff)")
+    a.add_argument("--history", action="store_true", help="every valid interval, not just current ones")
+    a.add_argument("--include-expired", action="store_true", help="keep expired memories (flagged)")
+    a.add_argument("--include-retracted", action="store_true", help="keep retracted memories (flagged)")
+    a.add_argument("--kind", help="only memories of this kind")
+    a.add_argument("--key", help="only memories of this key")
+    a.add_argument("--filter", metavar="JSON", help="a filter tree (as for read)")
     a.set_defaults(func=cmd_run_read)
-    a = action("search", "search as known at the run's cutoff (hits logged under the run)")
-    a.add_argument("query")
-    a.add_argument("--valid-at")
-    a.add_argument("--limit", type=int, default=10)
-    a.add_argument("--no-log", action="store_true")
+    a = action("search", "search as known at the run's cutoff (hits logged under the run)", "write")
+    a.add_argument("query", help="the question, in words")
+    a.add_argument("--valid-at", metavar="T", help="what was true at this time (default: the cutoff)")
+    a.add_argument("--limit", type=int, default=10, metavar="N", help="at most N hits (default 10)")
+    a.add_argument("--no-log", action="store_true", help="do not append the hits to the usage log")
     a.set_defaults(func=cmd_run_search)
-    a = action("decide", "record a decision receipt with its exact prompt bytes")
-    a.add_argument("--step", required=True)
+    a = action("decide", "record a decision receipt with its exact prompt bytes", "write")
+    a.add_argument("--step", required=True, help="the step the decision was made at")
     g = a.add_mutually_exclusive_group(required=True)
     g.add_argument("--prompt", help="the prompt text (stored as UTF-8)")
     g.add_argument("--prompt-file", help="a file with the exact prompt bytes (- for stdin)")
     a.add_argument("--output-file", help="a file with the model's output bytes")
     a.add_argument("--retrieved", action="append", metavar="REV_ID", help="a revision used (repeatable)")
-    a.add_argument("--meta", metavar="JSON")
-    a.add_argument("--valid-at")
+    a.add_argument("--meta", metavar="JSON", help="anything else to keep with the receipt (a JSON value)")
+    a.add_argument("--valid-at", metavar="T", help="the valid time the decision read at")
     a.set_defaults(func=cmd_run_decide)
 
     p = command("decision", "decision receipts: show one, list them")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     a = actions.add_parser("show", help="a receipt, its cited revisions, or its exact prompt bytes",
                            parents=[common])
-    a.add_argument("decision_id")
+    a.add_argument("decision_id", help="the receipt's id")
     g = a.add_mutually_exclusive_group()
     g.add_argument("--prompt", action="store_true", help="write the exact prompt bytes to stdout")
     g.add_argument("--output", action="store_true", help="write the exact output bytes to stdout")
     g.add_argument("--available", action="store_true", help="also list the facts available at its cutoff")
     a.set_defaults(func=cmd_decision_show)
     a = actions.add_parser("list", help="receipts of a run, or citing a memory", parents=[common])
-    a.add_argument("--run")
-    a.add_argument("--citing", metavar="MEMORY_ID")
+    a.add_argument("--run", help="only this run's receipts")
+    a.add_argument("--citing", metavar="MEMORY_ID", help="only receipts that used this memory")
     a.set_defaults(func=cmd_decision_list)
 
     p = command("derive", "record a memory computed from revisions (a summary), with provenance")
-    p.add_argument("text")
-    p.add_argument("--from", dest="sources", action="append", required=True, metavar="REV_ID")
-    p.add_argument("--user")
-    p.add_argument("--kind", default="summary")
-    p.add_argument("--value")
-    p.add_argument("--reason")
-    p.add_argument("--supersedes", help="an earlier derived memory this one replaces")
+    p.set_defaults(mode="write")
+    p.add_argument("text", help="what the derived memory says")
+    p.add_argument("--from", dest="sources", action="append", required=True, metavar="REV_ID",
+                   help="a revision it was computed from (repeatable)")
+    p.add_argument("--user", help="whom it is about (default: the sources' user)")
+    p.add_argument("--kind", default="summary", help="a free label (default: summary)")
+    p.add_argument("--value", metavar="JSON", help="a JSON value")
+    p.add_argument("--reason", help="why this was recorded (kept in the history)")
+    p.add_argument("--supersedes", metavar="ID", help="an earlier derived memory this one replaces")
+    p.add_argument("--ids", action="store_true", help="print only the memory id")
     p.set_defaults(func=cmd_derive)
 
     p = command("stale", "derived memories whose sources were corrected, superseded, retracted or erased")
-    p.add_argument("--user", required=True)
-    p.add_argument("--known-at")
+    p.add_argument("--user", required=True, help="whose derived memories (a user id)")
+    p.add_argument("--known-at", metavar="T", help="as known at this time (default: now)")
     p.set_defaults(func=cmd_stale)
 
     p = command("compare", "one question under several knowledge cutoffs, side by side")
     p.add_argument("id", nargs="?", help="a memory id (or prefix)")
     p.add_argument("--query", help="a search query")
     p.add_argument("--expr", help="arithmetic over keys' values, e.g. 'opening - purchase - fee'")
-    p.add_argument("--user")
-    p.add_argument("--known-at", action="append", required=True, help="a cutoff (repeat for each)")
-    p.add_argument("--valid-at", help="the valid time of every perspective (default: each cutoff)")
+    p.add_argument("--user", help="whose memories (needed with --query and --expr)")
+    p.add_argument("--known-at", action="append", required=True, metavar="T",
+                   help="a cutoff (repeat for each)")
+    p.add_argument("--valid-at", metavar="T",
+                   help="the valid time of every perspective (default: each cutoff)")
     p.set_defaults(func=cmd_compare)
 
     p = command("knew", "what the app knew about a user at a time, or what it learned between two")
-    p.add_argument("--user", required=True)
-    p.add_argument("--at", required=True)
+    p.add_argument("--user", required=True, help="whose memories (a user id)")
+    p.add_argument("--at", required=True, metavar="T", help="the time (a date is the start of that day)")
     p.add_argument("--diff", metavar="DATE2", help="list what was learned, corrected, retracted... by then")
     p.set_defaults(func=cmd_knew)

@@ -71,6 +71,14 @@ ValidSpan = tuple[Micros, Micros | None, Precision, ValidSource]
 
 #: "Known at the end of time": a read at LATEST sees the newest revision of all.
 LATEST: Micros = 2**62
+#: The newest instant the file holds in any append-only log: what a backfill must not go before.
+_NEWEST_ANY = (
+    "SELECT max(coalesce((SELECT max(arrived_at) FROM revisions), -9e18),"
+    " coalesce((SELECT max(erased_at) FROM erasures), -9e18),"
+    " coalesce((SELECT max(used_at) FROM usage), -9e18),"
+    " coalesce((SELECT max(recorded_at) FROM run_events), -9e18),"
+    " coalesce((SELECT max(recorded_at) FROM decisions), -9e18))"
+)
 #: How many of a user's latest-starting revisions a new key value looks among for the key's
 #: current value before it reads the key's whole history.
 KEY_HEAD_WINDOW = 64
@@ -183,10 +191,11 @@ class Ledger:
             self._depth -= 1
 
     @contextlib.contextmanager
-    def write(self) -> Iterator[Micros]:
-        """A write transaction, yielding the write's recorded time (see :meth:`recorded_now`)."""
+    def write(self, backfill: tuple[Micros, str] | None = None) -> Iterator[Micros]:
+        """A write transaction, yielding the write's recorded time (see :meth:`recorded_now`;
+        with ``backfill=(at, name)``, :meth:`recorded_backfill`)."""
         with self.transaction():
-            yield self.recorded_now()
+            yield self.recorded_now() if backfill is None else self.recorded_backfill(*backfill)
 
     def note_erasure(self) -> None:
         """Say that the open transaction destroyed content (an erase, or an imported tombstone):
@@ -223,6 +232,11 @@ class Ledger:
             )
         return now
 
+    def newest_recorded(self) -> Micros | None:
+        """The newest recorded time in the file (its newest arrival or erasure); None when empty."""
+        newest = int(self.connection.execute(sql.NEWEST_RECORDED).get)
+        return None if newest < -(2**62) else newest
+
     def recorded_now(self) -> Micros:
         """The recorded_at of a write now: the clock, never before the newest row."""
         newest = self._txn_newest
@@ -232,6 +246,36 @@ class Ledger:
         # time is what this transaction last used.
         self._txn_newest = max(to_micros(self.now()), newest)
         return self._txn_newest
+
+    def recorded_backfill(self, at: Micros, name: str) -> Micros:
+        """The recorded_at of a backfilled write: ``at`` itself (when the app knew it), checked.
+
+        Backfill is how an app migrating its own log records each message as known
+        when it was sent. Recorded time still never goes backwards: ``at`` must not be
+        before anything already in the file (a revision's arrival, an erasure, a search
+        logged as usage, a run's event or a decision) nor before the previous backfilled
+        write, and not after the clock's now (the store cannot have known the future).
+
+        Raises:
+            InvalidInputError: ``at`` is before the newest time in the file, or after now.
+        """
+        newest = self._txn_newest
+        if newest is None:
+            newest = int(self.connection.execute(_NEWEST_ANY).get)
+        if at < newest:
+            raise InvalidInputError(
+                f"{name}={from_micros(at).isoformat()!r} is before {from_micros(newest).isoformat()!r}, "
+                "the newest time already recorded here: a backfill records each message when it was "
+                "sent, so it needs messages in send order, all after everything in the store"
+            )
+        now = to_micros(self.now())
+        if at > now:
+            raise InvalidInputError(
+                f"{name}={from_micros(at).isoformat()!r} is after the store's now "
+                f"{from_micros(now).isoformat()!r}: a backfill cannot record the future"
+            )
+        self._txn_newest = at
+        return at
 
     def axes(
         self, as_of: TimeInput | None, known_at: TimeInput | None, valid_at: TimeInput | None, tz: ZoneInfo

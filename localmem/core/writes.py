@@ -22,7 +22,7 @@ Each checks its input before any SQL runs, then appends through the
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -79,8 +79,10 @@ def add(
     source: Any = None,
     reason: str | None = None,
     resolve: bool = True,
+    backfill: tuple[Micros, str] | None = None,
 ) -> Revision:
-    """See :meth:`localmem.store.Store.add`."""
+    """See :meth:`localmem.store.Store.add` (``backfill=(at, name)``: recorded at ``at``, checked by
+    :meth:`~localmem.core.ledger.Ledger.recorded_backfill`)."""
     check_text(text)
     check_text(user_id, "user_id")
     check_text(kind, "kind")
@@ -92,7 +94,7 @@ def add(
         zone(tz)
     encoded = _encoded(value, attributes, source)  # bad JSON is refused before the write begins
     _check_resolve(resolve)
-    with ledger.write() as now:
+    with ledger.write(backfill) as now:
         z = ledger.zone_for(tz, user_id)
         observed = observed_micros(observed_at, now, z)
         state = key is not None or supersedes is not None
@@ -157,18 +159,27 @@ def add_messages(
     roles: Sequence[str] = ("user",),
     kind: str = "message",
     source: Mapping[str, Any] | None = None,
+    backfill: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[Revision]:
     """See :meth:`localmem.store.Store.add_messages`: one memory per message, in one transaction."""
     kept = checked_messages(messages, roles)
     if source is not None and not isinstance(source, Mapping):
         raise InvalidInputError(f"source={source!r:.60} is not a mapping")
+    if not isinstance(backfill, bool):
+        raise InvalidInputError(f"backfill={backfill!r} is not a bool")
     z = zone(tz) if tz is not None else None
     # Read every send time first: a bad one refuses the import before any write.
     when = [parse_time(m["sent_at"], name=f"messages[{i}].sent_at", tz=z or zone("UTC")).at for i, m in kept]
+    out: list[Revision] = []
     with ledger.transaction():
-        return [add(ledger, message["content"], user_id=user_id, observed_at=sent_at, tz=z, kind=kind,
-                    source={**(source or {}), "role": message["role"], "index": i})
-                for (i, message), sent_at in zip(kept, when, strict=True)]
+        for n, ((i, message), sent_at) in enumerate(zip(kept, when, strict=True), 1):
+            at = (to_micros(sent_at), f"messages[{i}].sent_at") if backfill else None
+            out.append(add(ledger, message["content"], user_id=user_id, observed_at=sent_at, tz=z, kind=kind,
+                           source={**(source or {}), "role": message["role"], "index": i}, backfill=at))
+            if progress is not None and (n % 200 == 0 or n == len(kept)):
+                progress(n, len(kept))
+    return out
 
 
 def correct(

@@ -129,6 +129,32 @@ class Hit:
     usage: float = 0.0
     semantic: float | None = None  # cosine similarity to the query, with an embedder; None otherwise
 
+    # The score parts by names that cannot be taken for the memory's text or time
+    # (``hit.text`` is a number; the words are ``hit.revision.text``).
+    @property
+    def text_score(self) -> float:
+        """The text relevance part of the score (the same as ``text``)."""
+        return self.text
+
+    @property
+    def time_score(self) -> float | None:
+        """The temporal fit part of the score (the same as ``time``; None without a time phrase)."""
+        return self.time
+
+    @property
+    def usage_score(self) -> float:
+        """The usage activation part of the score (the same as ``usage``)."""
+        return self.usage
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``score`` and its parts (``text_score``, ``time_score``, ``usage_score``,
+        ``bm25``, ``semantic``), and the memory as ``revision`` (:meth:`Revision.to_dict`)."""
+        return {
+            "score": self.score, "text_score": self.text, "time_score": self.time,
+            "usage_score": self.usage, "bm25": self.bm25, "semantic": self.semantic,
+            "revision": self.revision.to_dict(),
+        }
+
 
 @dataclass(frozen=True, slots=True)
 class _Candidate:

@@ -48,6 +48,11 @@ def export(ledger: Ledger, path: str | os.PathLike[str], *, since: int | None = 
         raise InvalidInputError(f"user_id={user_id!r} is not a user id: expected a non-empty string")
     start = since or 0
     target = Path(path)
+    if target.is_dir():
+        raise InvalidInputError(f"export path {os.fspath(path)!r} is a directory: expected a file path")
+    if not target.parent.is_dir():
+        raise InvalidInputError(
+            f"export path {os.fspath(path)!r}: folder {str(target.parent)!r} does not exist")
     conn = ledger.connection
     tmp = target.with_name(target.name + ".partial")
     # One read transaction: the counts, the rows and the watermark are one snapshot.

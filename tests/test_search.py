@@ -457,3 +457,177 @@ def test_an_embedder_that_fails_during_a_search_raises_and_logs_nothing(meaning:
     with pytest.raises(localmem.EmbeddingError, match="model server down"):
         meaning.search("sneakers", user_id="sam")
     assert meaning.connection.execute("SELECT count(*) FROM usage").fetchone() == (0,)
+
+
+# -- no loss to BM25: as-of statistics that equal FTS5's give FTS5's order ----------------------
+
+
+def test_with_the_stores_own_statistics_the_order_is_fts5s_bm25(clock: FrozenClock) -> None:
+    """When every memory holds a query word (so the statistics are the whole index's), search
+    ranks as FTS5's own bm25() does, term frequency and length included."""
+    store = localmem.open(":memory:", clock=clock)
+    said = [
+        "knee knee knee after the long run",
+        "knee pain",
+        "the long run by the river felt easy and the knee held up fine today",
+        "run run run",
+        "knee brace bought, the physio says run less",
+        "tempo run",
+    ]
+    for text in said:
+        store.add(text, user_id="sam")
+    query = "knee run"
+    ours = texts(store.search(query, user_id="sam", log=False))
+    owner = "u" + b"sam".hex()
+    rows = store.connection.execute(
+        "SELECT c.text FROM content_fts JOIN content AS c ON c.rev_seq = content_fts.rowid"
+        " WHERE content_fts MATCH ? ORDER BY bm25(content_fts, 1.0, 0.0), c.text",
+        (f'owner : "{owner}" AND text : ("knee" OR "run")',),
+    ).fetchall()
+    assert ours == [r[0] for r in rows]
+
+
+def test_function_words_do_not_count(coach: localmem.Store) -> None:
+    """A query's stop words ("what", "would", "about") add nothing: the same hits, the same scores."""
+    plain = coach.search("knee pain", user_id="sam", log=False)
+    wordy = coach.search("What is it about the knee pain?", user_id="sam", log=False)
+    assert [(h.revision.rev_id, h.score) for h in wordy] == [(h.revision.rev_id, h.score) for h in plain]
+
+
+# -- morphology: irregular forms match their lemma -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "asked"),
+    [
+        ("I ran 5k along the canal", "when did I run?"),
+        ("ate grilled fish with rice", "what did I eat"),
+        ("went to the climbing gym", "where do I go climbing"),
+        ("the children loved the zoo", "what did my child love"),
+        ("I run every morning", "when I ran"),
+    ],
+)
+def test_an_irregular_form_finds_its_lemma_and_back(store: localmem.Store, said: str, asked: str) -> None:
+    """The past tense finds the present and the plural the singular, both ways."""
+    store.add(said, user_id="sam")
+    store.add("bought new shoes", user_id="sam")
+    assert texts(store.search(asked, user_id="sam", log=False)) == [said]
+
+
+def test_an_irregular_form_counts_as_one_word_with_its_lemma(store: localmem.Store) -> None:
+    """"ran" and "run" in one memory are one term held twice, not two terms."""
+    store.add("ran run", user_id="sam")
+    store.add("run run", user_id="sam")
+    store.add("bought new shoes", user_id="sam")
+    hits = store.search("run", user_id="sam", log=False)
+    assert len(hits) == 2 and hits[0].text == hits[1].text == 1.0
+
+
+# -- query time, read as people mean it -------------------------------------------------------
+
+
+@pytest.fixture
+def diary(clock: FrozenClock) -> localmem.Store:
+    """Ana's autumn 2022, each message said on its day; the painting is mentioned twice."""
+    store = localmem.open(":memory:", clock=clock)
+    said = [
+        ("2022-10-16T18:00:00Z", "Showed my painting of the lake at the gallery"),
+        ("2022-10-23T18:00:00Z", "Showed my painting of the harbour at the gallery"),
+        ("2022-10-30T18:00:00Z", "Showed my painting of the forest at the gallery"),
+        ("2023-05-03T18:00:00Z", "The gallery sold a painting of mine"),
+    ]
+    for at, text in said:
+        clock.set(at)
+        store.add(text, user_id="ana", tz="UTC", observed_at=at)
+    clock.set("2023-06-01T12:00:00Z")
+    return store
+
+
+def test_an_anchored_relative_is_read_against_its_anchor(diary: localmem.Store) -> None:
+    """"the Sunday before 25 October 2022" is 23 October 2022, not the Sunday before as_of."""
+    hits = diary.search("What painting did I show the Sunday before 25 October 2022?", user_id="ana")
+    assert texts(hits)[0] == "Showed my painting of the harbour at the gallery"
+    assert hits[0].time == localmem.search.when.CALENDAR_WEIGHT
+
+
+def test_a_relative_phrase_relative_to_a_named_date_is_read_against_it(diary: localmem.Store) -> None:
+    """"last week, as mentioned on 2 November 2022" is the week of 24 October 2022."""
+    hits = diary.search("Which painting did I show last week, as mentioned on 2 November 2022?", user_id="ana")
+    assert texts(hits)[0] == "Showed my painting of the forest at the gallery"
+
+
+def test_a_date_named_in_the_query_finds_what_was_said_that_day(diary: localmem.Store) -> None:
+    """A memory said on the day asked about fits it, even when it was about another day."""
+    diary.add(
+        "Last weekend I sold the lake painting", user_id="ana", tz="UTC", observed_at="2022-11-07T18:00:00Z"
+    )
+    hits = diary.search("What did I tell you about the lake painting on 7 November 2022?", user_id="ana")
+    assert texts(hits)[0] == "On the weekend of 2022-11-05 to 2022-11-06 I sold the lake painting"
+    assert hits[0].time == localmem.search.when.SAID_WEIGHT
+
+
+def test_a_relative_phrase_about_the_past_does_not_outweigh_the_words(
+    diary: localmem.Store, clock: FrozenClock
+) -> None:
+    """"last week" asked long after: the memory holding the words best stays first."""
+    clock.set("2023-05-25T18:00:00Z")
+    diary.add("Sold a painting", user_id="ana", tz="UTC", observed_at="2023-05-25T18:00:00Z")
+    clock.set("2023-06-01T12:00:00Z")
+    hits = diary.search("Did the gallery sell my harbour painting last week?", user_id="ana")
+    assert texts(hits)[0] == "Showed my painting of the harbour at the gallery"
+    assert next(h for h in hits if h.revision.text == "Sold a painting").time == 0.25
+
+
+@pytest.mark.parametrize("vague", ["recently", "lately", "these days", "nowadays"])
+def test_vague_recency_leans_but_does_not_filter(diary: localmem.Store, vague: str) -> None:
+    """"recently" leans towards the last month a little; older memories holding the words stay in."""
+    hits = diary.search(f"which painting did I show at the gallery {vague}?", user_id="ana")
+    assert len(hits) == 4
+    recent = next(h for h in hits if h.revision.text == "The gallery sold a painting of mine")
+    assert recent.time is not None and 0 < recent.time <= localmem.search.when.RECENCY_WEIGHT
+    assert all(h.time is not None and h.time < 0.01 for h in hits if h is not recent)
+
+
+def test_when_questions_prefer_memories_with_a_resolved_date(store: localmem.Store, clock: FrozenClock) -> None:
+    """"When did ...?" asks for a date: the memory whose time came from a phrase ranks first."""
+    clock.set("2025-09-30T00:00:00Z")
+    store.add("marathon training plan: marathon pace", user_id="sam", observed_at="2025-09-01T10:00:00Z")
+    store.add("Ran the Berlin marathon yesterday", user_id="sam", tz="UTC", observed_at="2025-09-29T10:00:00Z")
+    hits = store.search("When did I run the marathon?", user_id="sam", as_of="2025-10-01T00:00:00Z")
+    assert texts(hits)[0] == "Ran the Berlin marathon on 2025-09-28"
+    assert [h.time for h in hits] == [localmem.search.when.WHEN_BONUS, 0.0]
+
+
+# -- determinism: ranking never depends on random ids ----------------------------------------
+
+SESSIONS = [
+    (
+        "2025-03-01T10:00:00Z",
+        ["ran 5k with Ana", "ran 5k with Bea", "ran 5k with Cem", "ran 5k with Dov", "ran 5k with Eli"],
+    ),
+    ("2025-03-08T10:00:00Z", ["ate pasta with Ana", "ate pasta with Bea", "ate soup with Cem"]),
+    ("2025-03-15T10:00:00Z", ["knee sore", "knee fine", "knee ok", "swim 1k", "swim 2k", "swim 3k"]),
+]
+QUERIES = ["ran 5k", "what did I eat?", "knee", "what did I do on 15 March 2025?", "swim", "with Ana"]
+
+
+def _built(clock: FrozenClock) -> localmem.Store:
+    store = localmem.open(":memory:", clock=clock)
+    for at, said in SESSIONS:
+        clock.set(at)
+        with store.batch():
+            for text in said:
+                store.add(text, user_id="sam", tz="UTC", observed_at=at)
+    return store
+
+
+def test_two_stores_of_the_same_messages_rank_alike_whatever_their_ids() -> None:
+    """Two stores holding the same messages under other random ids return the same ranked texts."""
+    first, second = _built(FrozenClock("2025-03-01T10:00:00Z")), _built(FrozenClock("2025-03-01T10:00:00Z"))
+    ids = {r.memory_id for r in first.read(user_id="sam", current_only=False)}
+    assert ids.isdisjoint(r.memory_id for r in second.read(user_id="sam", current_only=False))
+    for query in QUERIES:
+        for limit in (2, 4, 10):
+            a = first.search(query, user_id="sam", as_of="2025-04-01T00:00:00Z", limit=limit, log=False)
+            b = second.search(query, user_id="sam", as_of="2025-04-01T00:00:00Z", limit=limit, log=False)
+            assert [(h.revision.text, h.score) for h in a] == [(h.revision.text, h.score) for h in b], query

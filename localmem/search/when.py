@@ -64,7 +64,7 @@ CALENDAR_WEIGHT = 1.0
 RELATIVE_WEIGHT = 0.25
 RECENCY_WEIGHT = 0.1
 SAID_WEIGHT = 0.8
-WHEN_BONUS = 0.2
+WHEN_BONUS = 0.3
 _DAY_US = 86_400_000_000
 
 #: How much a memory's time counts, by the precision of its valid time.
@@ -163,10 +163,10 @@ def read_query(query: str, at: datetime, tz: ZoneInfo) -> QueryTime:
         read = m
         if anchor is not None:
             instant = _anchor_instant(mentions[anchor])
-            if instant is not None:
-                again = find_times(m.phrase, sent_at=instant, tz=tz)
-                if again:
-                    read = again[0]
+            if instant is not None:  # the whole query again, so the phrase keeps its tense
+                again = {a.span: a for a in find_times(query, sent_at=instant, tz=tz)}
+                if m.span in again:
+                    read = again[m.span]
                     if _OPEN_ANCHOR.match(mentions[anchor].phrase):
                         used_up.add(anchor)
         if m.vague:

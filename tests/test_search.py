@@ -552,7 +552,8 @@ def test_an_anchored_relative_is_read_against_its_anchor(diary: localmem.Store) 
 
 def test_a_relative_phrase_relative_to_a_named_date_is_read_against_it(diary: localmem.Store) -> None:
     """"last week, as mentioned on 2 November 2022" is the week of 24 October 2022."""
-    hits = diary.search("Which painting did I show last week, as mentioned on 2 November 2022?", user_id="ana")
+    asked = "Which painting did I show last week, as mentioned on 2 November 2022?"
+    hits = diary.search(asked, user_id="ana")
     assert texts(hits)[0] == "Showed my painting of the forest at the gallery"
 
 
@@ -588,11 +589,13 @@ def test_vague_recency_leans_but_does_not_filter(diary: localmem.Store, vague: s
     assert all(h.time is not None and h.time < 0.01 for h in hits if h is not recent)
 
 
-def test_when_questions_prefer_memories_with_a_resolved_date(store: localmem.Store, clock: FrozenClock) -> None:
+def test_when_questions_prefer_memories_with_a_resolved_date(
+    store: localmem.Store, clock: FrozenClock
+) -> None:
     """"When did ...?" asks for a date: the memory whose time came from a phrase ranks first."""
     clock.set("2025-09-30T00:00:00Z")
     store.add("marathon training plan: marathon pace", user_id="sam", observed_at="2025-09-01T10:00:00Z")
-    store.add("Ran the Berlin marathon yesterday", user_id="sam", tz="UTC", observed_at="2025-09-29T10:00:00Z")
+    store.add("Ran the Berlin marathon yesterday", user_id="sam", tz="UTC", observed_at="2025-09-29T10:00Z")
     hits = store.search("When did I run the marathon?", user_id="sam", as_of="2025-10-01T00:00:00Z")
     assert texts(hits)[0] == "Ran the Berlin marathon on 2025-09-28"
     assert [h.time for h in hits] == [localmem.search.when.WHEN_BONUS, 0.0]

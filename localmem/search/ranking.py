@@ -57,7 +57,7 @@ from ..time.clock import from_micros
 from . import sql as queries
 from .embedding import Embedder, nearest
 from .sql import Scope
-from .when import WHEN_BONUS, read_query, time_fit
+from .when import WHEN_BONUS, read_query, time_fit, time_score
 from .words import content_words, forms, fts_phrase
 
 __all__ = [
@@ -345,7 +345,7 @@ def run_search(
         for memory_id, (item, similarity) in _by_meaning(conn, embedder, meaning, scope, limit).items():
             items.setdefault(memory_id, item)
             similar[memory_id] = similarity
-    by_time_only = windows and not terms and meaning is None
+    by_time_only = bool(windows) and not terms and meaning is None
     if by_time_only:  # only a query without content words ranks memories by time alone
         for item in _by_time(conn, spans, scope):
             items.setdefault(item.memory_id, item)
@@ -358,7 +358,7 @@ def run_search(
     ranked: list[tuple[_Candidate, float, float, float | None, float | None, float | None]] = []
     for memory_id, item in items.items():
         text = texts.get(memory_id, 0.0)
-        fit = time_fit(item, windows, scope.known) if windows else 0.0
+        fit = time_score(time_fit(item, windows, scope.known), text, not by_time_only) if windows else 0.0
         if memory_id not in texts and fit < TIME_ONLY_FLOOR:
             continue  # found only by time, and not near it after all
         if asked.asks_when and item.valid_source != "assumed":

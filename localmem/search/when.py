@@ -9,11 +9,15 @@ phrase is worth, by these rules:
 - **Named in the calendar: a window.** A phrase that names a year or a month ("on
   13 October 2023", "in June", "the second week of November") is what the question is
   about: its window counts fully (:data:`CALENDAR_WEIGHT`).
-- **Relative to now: a hint.** "last weekend", "yesterday", "4 years ago", "last summer",
-  "Sunday" are read against as_of, but a question's relative phrase is often about the
-  past of what it asks ("what did she do last weekend?" asked months later about a chat
-  that said "last weekend"), so it counts at :data:`RELATIVE_WEIGHT`: it orders memories
-  of about the same relevance and never outweighs the words.
+- **Relative to now: it reorders the relevant.** "last weekend", "yesterday", "4 years
+  ago", "last summer", "Sunday" are read against as_of, but a question's relative phrase
+  is often about the past of what it asks ("what did she do last weekend?" asked months
+  later about a chat that said "last weekend"). So its fit is added in full
+  (:data:`RELATIVE_WEIGHT`) only to memories whose words weigh at least
+  :data:`RELEVANT_SHARE` of the best match's, and in proportion to their text score below
+  that: "what did I eat last week?" puts last week's meals first, but a memory barely
+  holding the words is not lifted over the ones that hold them. A query with no content
+  words ("what did I do last weekend?") ranks by the fit alone.
 - **Anchored: read against the anchor.** When the query also names a calendar date, its
   relative phrases are read against that date rather than as_of: "the Sunday *before
   25 October 2022*", "last week, *as mentioned on 6 November 2023*", "recently, as
@@ -21,17 +25,19 @@ phrase is worth, by these rules:
   (else before it); an open-ended anchor ("before X", "until X") is used up as the anchor,
   a dated one ("on X") stays a window too. An anchored phrase counts as calendar.
 - **Vague recency: a prior.** "recently", "lately", "these days", "nowadays" are not a
-  window: the memories of the month before the reference lean up a little
-  (:data:`RECENCY_WEIGHT`).
+  window: a memory of the month before the reference gains at most
+  :data:`RECENCY_WEIGHT`, by the relative phrases' rule.
 - **"When did ...?"** asks for a date: memories whose valid time was resolved from a
   phrase or given explicitly (not assumed from when they were said) gain
   :data:`WHEN_BONUS`.
 
 A memory's fit to a window is how much of its time lies in it, weighed by the precision
-of that time (:func:`time_fit`). A memory is placed at its valid time and also on the day
-it was said: "what did Joanna share on 25 February?" is about what was said that day, even
-when it was about last week. The better of the two counts, the day said at
-:data:`SAID_WEIGHT`.
+of that time (:func:`time_fit`). A memory whose valid time was resolved from its words is
+placed at that time and also on the day it was said: "what did Joanna share on
+25 February?" is about what was said that day, even when it was about last week. The
+better of the two counts, the day said at :data:`SAID_WEIGHT`. A valid time the caller
+gave is the memory's time and nothing else (a correction recorded today of last month's
+event is about last month).
 """
 
 from __future__ import annotations
@@ -50,6 +56,8 @@ __all__ = [
     "CALENDAR_WEIGHT",
     "RELATIVE_WEIGHT",
     "RECENCY_WEIGHT",
+    "RELEVANT_SHARE",
+    "time_score",
     "SAID_WEIGHT",
     "WHEN_BONUS",
     "PRECISION_WEIGHT",
@@ -61,8 +69,9 @@ __all__ = [
 ]
 
 CALENDAR_WEIGHT = 1.0
-RELATIVE_WEIGHT = 0.25
+RELATIVE_WEIGHT = 1.0
 RECENCY_WEIGHT = 0.1
+RELEVANT_SHARE = 0.5
 SAID_WEIGHT = 0.8
 WHEN_BONUS = 0.3
 _DAY_US = 86_400_000_000
@@ -102,6 +111,7 @@ class Window:
     hi: int
     weight: float
     phrase: str
+    scales: bool = False  # relative to now: its fit counts in full only for the relevant
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,10 +151,10 @@ def _anchor_instant(m: TimeMention) -> datetime | None:
     return m.start
 
 
-def _window(m: TimeMention, at: int, weight: float) -> Window | None:
+def _window(m: TimeMention, at: int, weight: float, scales: bool) -> Window | None:
     lo = 0 if m.start is None else to_micros(m.start)
     hi = at if m.end is None else to_micros(m.end)
-    return Window(lo, hi, weight, m.phrase) if hi > lo else None
+    return Window(lo, hi, weight, m.phrase, scales) if hi > lo else None
 
 
 def read_query(query: str, at: datetime, tz: ZoneInfo) -> QueryTime:
@@ -171,14 +181,17 @@ def read_query(query: str, at: datetime, tz: ZoneInfo) -> QueryTime:
                         used_up.add(anchor)
         if m.vague:
             end = read.end or from_micros(known)
-            w = _window(read, known, RECENCY_WEIGHT) if anchor is not None else None
-            w = w or Window(to_micros(end - timedelta(days=30)), to_micros(end), RECENCY_WEIGHT, m.phrase)
+            w = _window(read, known, RECENCY_WEIGHT, True) if anchor is not None else None
+            month = to_micros(end - timedelta(days=30))
+            w = w or Window(month, to_micros(end), RECENCY_WEIGHT, m.phrase, True)
+        elif anchor is not None:
+            w = _window(read, known, CALENDAR_WEIGHT, False)
         else:
-            w = _window(read, known, CALENDAR_WEIGHT if anchor is not None else RELATIVE_WEIGHT)
+            w = _window(read, known, RELATIVE_WEIGHT, True)
         if w is not None:
             windows.append(w)
     for i in calendar:
-        if i not in used_up and (w := _window(mentions[i], known, CALENDAR_WEIGHT)) is not None:
+        if i not in used_up and (w := _window(mentions[i], known, CALENDAR_WEIGHT, False)) is not None:
             windows.append(w)
     rest, pos = [], 0
     for m in mentions:
@@ -187,7 +200,7 @@ def read_query(query: str, at: datetime, tz: ZoneInfo) -> QueryTime:
     rest.append(query[pos:])
     text = " ".join(rest)
     for found in _RECENCY.finditer(text):
-        windows.append(Window(known - 30 * _DAY_US, known, RECENCY_WEIGHT, found.group(0)))
+        windows.append(Window(known - 30 * _DAY_US, known, RECENCY_WEIGHT, found.group(0), True))
     text = _RECENCY.sub(" ", text)
     return QueryTime(tuple(windows), text, bool(_WHEN.match(query)))
 
@@ -222,17 +235,25 @@ def _fit(start: int, end: int, lo: int, hi: int) -> float:
     return min(fit, 1.0)
 
 
-def time_fit(p: Placed, windows: tuple[Window, ...], known: int) -> float:
-    """How well a memory fits the query's windows, in [0, 1]: the best window's weight times
-    the better of its valid time's fit (weighed by precision) and its said day's
-    (weighed by :data:`SAID_WEIGHT`)."""
+def time_fit(p: Placed, windows: tuple[Window, ...], known: int) -> tuple[float, float]:
+    """How well a memory fits the query's windows: (the best window that adds, the best that
+    scales), each its weight times the better of the valid time's fit (weighed by precision)
+    and the said day's (weighed by :data:`SAID_WEIGHT`), a fit being in [0, 1]."""
     start, end = _span(p, known)
     precision = PRECISION_WEIGHT.get(p.precision if p.valid_source != "assumed" else "day", 0.3)
     said = _said_day(p)
-    best = 0.0
+    best = [0.0, 0.0]
     for w in windows:
         fit = _fit(start, end, w.lo, w.hi) * precision
-        if p.valid_source != "assumed":
+        if p.valid_source == "resolved":  # said that day, about the time its words name
             fit = max(fit, SAID_WEIGHT * _fit(*said, w.lo, w.hi))
-        best = max(best, w.weight * fit)
-    return best
+        best[w.scales] = max(best[w.scales], w.weight * fit)
+    return best[0], best[1]
+
+
+def time_score(fits: tuple[float, float], text: float, by_words: bool) -> float:
+    """The time term of a memory's score from :func:`time_fit`'s ``fits`` and its text score
+    in [0, 1]: the calendar fit, plus the relative one scaled by min(1, text / RELEVANT_SHARE)
+    when the query has words to weigh (``by_words``)."""
+    added, relative = fits
+    return added + relative * (min(1.0, text / RELEVANT_SHARE) if by_words else 1.0)

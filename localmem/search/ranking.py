@@ -230,16 +230,6 @@ def _by_words(
             length, *tfs = map(int, row[-1].split())
             counts[c.memory_id] = (length, tfs)
 
-    starts = [conn.execute(queries.FIRST_SEQ_FROM, (lo,)).fetchone() for lo, _ in windows]
-    for term in terms:
-        gather(_expression(term))
-        for start in starts:  # what was said about the window is recorded during or after it
-            if start is not None and start[0] <= top:
-                gather(_expression(term), bottom=start[0], newest=False)
-    if len(terms) > 1:  # memories holding every word, however common each is alone
-        gather(" AND ".join(_expression(t) for t in terms))
-    if not found:
-        return {}
     nth = conn.execute(queries.FTS_NTH_NEWEST, (owner, top, STATS_WINDOW - 1)).fetchone()
     if nth is None:  # fewer than STATS_WINDOW: count them all
         bottom, n = 0, int(conn.execute(queries.FTS_COUNT, (owner, 0, top)).get)
@@ -249,6 +239,23 @@ def _by_words(
         int(conn.execute(queries.FTS_COUNT, (f"{owner} AND text : {_expression(t)}", bottom, top)).get)
         for t in terms
     ]
+    # When the statistics count the whole store, a term's df says whether its newest matches
+    # are all of them: then no other gather can find more (none at all for a df of 0).
+    whole = [bottom == 0 and held <= cap for held in df]
+    starts = [conn.execute(queries.FIRST_SEQ_FROM, (lo,)).fetchone() for lo, _ in windows]
+    for term, held, complete in zip(terms, df, whole, strict=True):
+        if complete and held == 0:
+            continue
+        gather(_expression(term))
+        if complete:
+            continue
+        for start in starts:  # what was said about the window is recorded during or after it
+            if start is not None and start[0] <= top:
+                gather(_expression(term), bottom=start[0], newest=False)
+    if len(terms) > 1 and not any(whole):  # memories holding every word, however common each is
+        gather(" AND ".join(_expression(t) for t in terms))
+    if not found:
+        return {}
     tf: dict[str, list[int]] = {}
     for memory_id, (_, tfs) in counts.items():
         per_term, i = [], 0

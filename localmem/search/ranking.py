@@ -7,25 +7,27 @@ The rules:
   read: current-only by default, expired and retracted ones dropped, erased
   ones never. A search with a fixed ``as_of`` returns the same hits whatever
   the clock says and whatever is written later.
-- **Text relevance.** The query's words (outside its time phrases, and without
-  a few function words) are each quoted into an FTS5 phrase, so FTS5 syntax in
-  user text ("NEAR", quotes, ``*``, ``-``) is only ever words. FTS5 finds which
-  memories hold each word; the BM25 score is computed here, from statistics read
-  as of known_at (how many memories were searched, how many held the word, how
-  long each is), because FTS5's own statistics count every revision ever
-  written. Scores are scaled to [0, 1] within the candidates (the best is 1).
-- **Temporal reranking.** Time phrases in the query are resolved against
-  as_of in the user's zone. Only phrases about the past or present count: one
-  that starts after as_of ("suggest a workout for *next week*", "dinner *this
-  weekend*" asked on a Wednesday) is the subject of a request and is ignored. A
-  memory's fit is how much of its valid time lies in the phrase's window (1 when
-  inside, falling with distance when outside), weighed by its precision; a
-  memory whose valid time was only assumed is placed on its observed_at day.
-  The score is ``text + fit`` (plus usage, below): time ranks up, never filters out. Memories
-  that sit in the window join the candidates even without a matching word
-  ("what did I feel on 30 July?" finds "tempo run felt easy" said that day),
-  scored by fit alone: those with a bounded valid time or placed by their
-  observed_at, not open-ended facts that merely overlap everything later.
+- **Text relevance: BM25 as FTS5 computes it.** The query's content words (outside its
+  time phrases, without stop words and single letters; see :mod:`.words`) each become a
+  term: the word and, if irregular, the other forms of its lemma ("ran" → run OR ran),
+  each quoted into an FTS5 phrase, so FTS5 syntax in user text ("NEAR", quotes, ``*``,
+  ``-``) is only ever words. FTS5 finds the memories holding each term and, through an
+  auxiliary function, how often and how long (in tokens); the BM25 score (FTS5's own
+  formula: k1 1.2, b 0.75, ln((N - df + 0.5) / (df + 0.5)) floored at 1e-6) is computed
+  here, from statistics read as of known_at, because FTS5's own count every revision ever
+  written. Scores are scaled to [0, 1] within the candidates (the best is 1). With no
+  time phrase the order is this text score plus usage, nothing else.
+- **Time, among the memories holding the words.** The query's time phrases are read as
+  :mod:`.when` says (calendar windows count fully, relative ones reorder the relevant,
+  anchored ones are read against their anchor, vague recency leans, "When did ...?"
+  prefers dated memories) and add ``time`` to the score. A memory with no content-word
+  match enters the hits only when the query has no content words at all ("what did I do
+  last weekend?"): then the memories placed in its windows are the candidates (those with
+  a bounded valid time or placed by their observed_at, not open-ended facts that merely
+  overlap everything later), scored by fit alone.
+- **Ties** are broken by content-stable keys: the latest said first, then the text, then
+  the arrival order — never the random ids, so two stores holding the same messages rank
+  alike.
 - **Current knowledge.** ``current_only`` keeps memories begun by valid_at and
   not superseded, expired or retracted: a search must still find an event that
   ended ("the 10K last weekend", "the knee injury in July"), which a read's
@@ -71,8 +73,6 @@ __all__ = [
     "bm25",
     "fuse",
     "query_terms",
-    "time_fit",
-    "word_count",
 ]
 
 #: A query that is only a time phrase keeps the memories whose fit reaches this.
@@ -93,8 +93,9 @@ class Hit:
     ``text`` is the BM25 relevance scaled to [0, 1] among the candidates (0 for
     a memory found only by its time); with an embedder it is the reciprocal-rank
     fusion of the BM25 and the similarity rankings, scaled the same way. ``time``
-    is the temporal fit in [0, 1] (None when the query has no usable time
-    phrase), ``usage`` the squashed activation of its past retrievals in (0, 1);
+    is what time adds (see :mod:`localmem.search.when`: the windows' fit, plus the
+    "When did" bonus; None when the query has no usable time phrase and does not
+    ask when), ``usage`` the squashed activation of its past retrievals in (0, 1);
     ``score`` = text + time + 0.5 * usage.
     """
 
@@ -151,11 +152,6 @@ def bm25(tf: dict[str, list[int]], lengths: dict[str, int], n: int, df: list[int
         terms = zip(idf, counts, strict=True)
         scores[memory_id] = sum(w * c * (k1 + 1) / (c + k1 * norm) for w, c in terms if c)
     return scores
-
-
-def word_count(text: str | None) -> int:
-    """A memory's length in words, for BM25's length normalisation."""
-    return len(_WORD.findall(text or "")) or 1
 
 
 #: How many matching revisions each term contributes, newest first (and, for a query with a

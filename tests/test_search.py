@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import apsw
@@ -638,3 +639,21 @@ def test_two_stores_of_the_same_messages_rank_alike_whatever_their_ids() -> None
             a = first.search(query, user_id="sam", as_of="2025-04-01T00:00:00Z", limit=limit, log=False)
             b = second.search(query, user_id="sam", as_of="2025-04-01T00:00:00Z", limit=limit, log=False)
             assert [(h.revision.text, h.score) for h in a] == [(h.revision.text, h.score) for h in b], query
+
+
+def test_searchs_tokenizer_is_the_indexs() -> None:
+    """Search counts a message's length with the tokenizer schema.sql gives the full-text index."""
+    schema = (Path(__file__).parent.parent / "schema.sql").read_text()
+    name, args = localmem.search.sql.FTS_TOKENIZER
+    assert f"tokenize = '{' '.join([name, *args])}'" in schema
+
+
+def test_a_rewritten_message_is_as_long_as_it_was_said(store: localmem.Store, clock: FrozenClock) -> None:
+    """The dates a resolved phrase is rewritten into do not lengthen the memory for BM25."""
+    clock.set("2025-06-10T12:00:00Z")
+    resolved = store.add("won the club chess final last week", user_id="sam", tz="UTC")
+    plain = store.add("won the club chess final at home", user_id="sam", tz="UTC", resolve=False)
+    assert resolved.text == "won the club chess final in the week of 2025-06-02 to 2025-06-08"
+    hits = store.search("chess final", user_id="sam", log=False)
+    assert {h.revision.memory_id for h in hits} == {resolved.memory_id, plain.memory_id}
+    assert hits[0].bm25 == hits[1].bm25

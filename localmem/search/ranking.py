@@ -12,7 +12,9 @@ The rules:
   term: the word and, if irregular, the other forms of its lemma ("ran" → run OR ran),
   each quoted into an FTS5 phrase, so FTS5 syntax in user text ("NEAR", quotes, ``*``,
   ``-``) is only ever words. FTS5 finds the memories holding each term and, through an
-  auxiliary function, how often and how long (in tokens); the BM25 score (FTS5's own
+  auxiliary function, how often and how long (in tokens: of the message as said, when
+  the stored text rewrote its time phrases in dates, for the dates are not words anyone
+  said and would make it look less focused than it was); the BM25 score (FTS5's own
   formula: k1 1.2, b 0.75, ln((N - df + 0.5) / (df + 0.5)) floored at 1e-6) is computed
   here, from statistics read as of known_at, because FTS5's own count every revision ever
   written. Scores are scaled to [0, 1] within the candidates (the best is 1). With no
@@ -121,6 +123,7 @@ class _Candidate:
     valid_source: str
     observed_at: int
     tz: str
+    said: str | None  # the message as said, when the stored text rewrote its time phrases
 
 
 def _candidate(row: tuple[Any, ...]) -> _Candidate:
@@ -203,6 +206,7 @@ def _by_words(
 ) -> dict[str, tuple[_Candidate, float]]:
     """The memories holding the terms, each with its as-of BM25 score (see CANDIDATES_PER_TERM)."""
     conn.register_fts5_function(queries.TF_FUNCTION, _tf_function)
+    tokenize = conn.fts5_tokenizer(*queries.FTS_TOKENIZER)
     cap = max(CANDIDATES_PER_TERM, 2 * limit)
     owner = _owner(scope.user_id)
     every = " OR ".join(fts_phrase(f) for term in terms for f in term)
@@ -224,6 +228,8 @@ def _by_words(
             c = _candidate(row[:-1])
             found[c.memory_id] = c
             length, *tfs = map(int, row[-1].split())
+            if c.said is not None:  # the dates written into the text are not words said
+                length = sum(1 for _ in tokenize(c.said.encode(), apsw.FTS5_TOKENIZE_DOCUMENT, None))
             counts[c.memory_id] = (length, tfs)
 
     nth = conn.execute(queries.FTS_NTH_NEWEST, (owner, top, STATS_WINDOW - 1)).fetchone()

@@ -16,6 +16,7 @@ __all__ = [
     "Scope",
     "LIGHT_COLUMNS",
     "TF_FUNCTION",
+    "FTS_TOKENIZER",
     "search_as_of",
     "TOP_SEQ",
     "FIRST_SEQ_FROM",
@@ -26,6 +27,10 @@ __all__ = [
     "by_seq",
 ]
 
+
+#: The full-text index's tokenizer and its arguments, as schema.sql declares content_fts (a test
+#: checks they agree): search tokenizes a message as said with it, to count its length.
+FTS_TOKENIZER = ("porter", ["unicode61", "remove_diacritics", "2"])
 
 #: The FTS5 auxiliary function search registers on its connection: a matched row's text
 #: length in tokens and the counts of the query's last N phrases in it (ranking's _tf_function).
@@ -45,9 +50,11 @@ class Scope:
     extra: tuple[str, dict[str, object]] | None  # a compiled filter: SQL and its parameters
 
 
-#: What a search scores a candidate by, before it builds the few Revisions it returns.
+#: What a search scores a candidate by, before it builds the few Revisions it returns; last,
+#: the message as said when the stored text is its rewrite with dates (valid time resolved).
 LIGHT_COLUMNS = """
-    r.seq, r.memory_id, c.text, r.valid_from, r.valid_to, r.precision, r.valid_source, r.observed_at, r.tz"""
+    r.seq, r.memory_id, c.text, r.valid_from, r.valid_to, r.precision, r.valid_source, r.observed_at, r.tz,
+    CASE WHEN r.valid_source = 'resolved' THEN json_extract(c.source, '$.message') END"""
 
 def _search_conditions(scope: Scope) -> tuple[list[str], dict[str, object]]:
     """A search's scope: the user's current knowledge as of ``known`` (see read_conditions), filtered."""

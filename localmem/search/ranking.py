@@ -214,14 +214,14 @@ def _by_words(
     found: dict[str, _Candidate] = {}
     counts: dict[str, tuple[int, list[int]]] = {}  # memory -> (length, tf of each form)
 
-    def gather(fts: str, bottom: int = 0, newest: bool = True) -> None:
+    def gather(fts: str, bottom: int = 0, newest: bool = True, most: int = cap) -> None:
         q = queries.search_as_of(
             scope,
             f"{owner} AND text : ({fts}) AND text : ({every})",
             top=top,
             bottom=bottom,
             newest=newest,
-            cap=cap,
+            cap=most,
             forms=n_forms,
         )
         for row in conn.execute(q.sql, q.params):
@@ -245,12 +245,13 @@ def _by_words(
     # are all of them: then no other gather can find more (none at all for a df of 0).
     whole = [bottom == 0 and held <= cap for held in df]
     starts = [conn.execute(queries.FIRST_SEQ_FROM, (lo,)).fetchone() for lo, _ in windows]
-    for term, held, complete in zip(terms, df, whole, strict=True):
-        if complete and held == 0:
-            continue
-        gather(_expression(term))
+    read_whole = [(t, held) for t, held, complete in zip(terms, df, whole, strict=True) if complete and held]
+    if read_whole:  # one query reads each memory holding any of them once
+        gather(" OR ".join(_expression(t) for t, _ in read_whole), most=sum(held for _, held in read_whole))
+    for term, complete in zip(terms, whole, strict=True):
         if complete:
             continue
+        gather(_expression(term))
         for start in starts:  # what was said about the window is recorded during or after it
             if start is not None and start[0] <= top:
                 gather(_expression(term), bottom=start[0], newest=False)

@@ -61,7 +61,7 @@ from ..time.clock import from_micros
 from . import sql as queries
 from .embedding import Embedder, nearest
 from .sql import Scope
-from .when import WHEN_BONUS, read_query, time_fit, time_score
+from .when import read_query, time_fit, time_score, when_bonus
 from .words import content_words, forms, fts_phrase
 
 __all__ = [
@@ -372,7 +372,7 @@ def run_search(
         if memory_id not in texts and fit < TIME_ONLY_FLOOR:
             continue  # found only by time, and not near it after all
         if asked.asks_when and item.valid_source != "assumed":
-            fit += WHEN_BONUS
+            fit += when_bonus(text, bool(terms) or meaning is not None)
         time = fit if timed else None
         sim = similar.get(memory_id)
         ranked.append((item, text + fit, text, time, bm25s.get(memory_id), sim))

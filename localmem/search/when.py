@@ -29,7 +29,7 @@ phrase is worth, by these rules:
   :data:`RECENCY_WEIGHT`, by the relative phrases' rule.
 - **"When did ...?"** asks for a date: memories whose valid time was resolved from a
   phrase or given explicitly (not assumed from when they were said) gain
-  :data:`WHEN_BONUS`.
+  :data:`WHEN_BONUS`, by the relative phrases' rule (in full for the relevant).
 
 A memory's fit to a window is how much of its time lies in it, weighed by the precision
 of that time (:func:`time_fit`). A memory whose valid time was resolved from its words is
@@ -58,6 +58,7 @@ __all__ = [
     "RECENCY_WEIGHT",
     "RELEVANT_SHARE",
     "time_score",
+    "when_bonus",
     "SAID_WEIGHT",
     "WHEN_BONUS",
     "PRECISION_WEIGHT",
@@ -257,3 +258,9 @@ def time_score(fits: tuple[float, float], text: float, by_words: bool) -> float:
     when the query has words to weigh (``by_words``)."""
     added, relative = fits
     return added + relative * (min(1.0, text / RELEVANT_SHARE) if by_words else 1.0)
+
+
+def when_bonus(text: float, by_words: bool) -> float:
+    """What a dated memory gains for a "When did ...?" question, by its text score in [0, 1]:
+    :data:`WHEN_BONUS`, in full at RELEVANT_SHARE of the best match's weight and above."""
+    return WHEN_BONUS * (min(1.0, text / RELEVANT_SHARE) if by_words else 1.0)

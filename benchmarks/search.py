@@ -1,6 +1,20 @@
-"""Search benchmark: recall and latency of Store.search on a synthetic year of one user's memories.
+"""Search benchmark: recall and latency of Store.search on a synthetic year of one user's memories,
+or on real chat side by side with bare FTS5 BM25.
 
     python benchmarks/search.py [--revisions 10000 100000] [--queries 200] [--seed 0]
+    python benchmarks/search.py --locomo /tmp/locomo_dev
+
+With ``--locomo DIR`` (a folder built by LoCoMo's build script: conversations.jsonl and
+retrieval.jsonl) it indexes each conversation's turns twice, in a store (each turn added
+with observed_at = its session's time, zone UTC) and in a bare SQLite FTS5 table (porter
+unicode61, one row per turn), the same text in both (the turn, and its shared image's
+caption when it has one, as "[image: ...]"). Each question is searched as of the last
+session in both: localmem with ``Store.search``, bare FTS5 as the OR of the question's
+words (letters and digits, two or more, minus the same stop words) ordered by ``bm25()``.
+It prints recall@5 and recall@10 (the share of a question's evidence turns among the
+first k) per question category, for questions that name a date and overall, and each
+side's search latency p50/p95 (wall clock, and the searching thread's CPU time, which a
+loaded machine does not inflate).
 
 Builds, through the public API, one user's year (2025) of memories: daily events on a
 topic with an explicit day of valid time ("dentist check-up went fine"), facts that change
@@ -26,7 +40,9 @@ import functools
 import json
 import math
 import random
+import re
 import shutil
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -35,11 +51,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from provenance import git_commit  # benchmarks/ is on sys.path when a script here runs
 
 import localmem
+from localmem.search.words import STOPWORDS
 from localmem.testing import FrozenClock
 
 TOPICS = (
@@ -339,8 +356,116 @@ def pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(p * len(ordered)))]
 
 
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+
+
+def _bare_index(turns: list[dict[str, Any]]) -> sqlite3.Connection:
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE t USING fts5(dia_id UNINDEXED, body, tokenize='porter unicode61')")
+    rows = [(t["dia_id"], _turn_text(t)) for t in turns]
+    db.executemany("INSERT INTO t (dia_id, body) VALUES (?, ?)", rows)
+    return db
+
+
+def _bare_search(db: sqlite3.Connection, question: str) -> list[str]:
+    words = dict.fromkeys(
+        w for w in re.findall(r"[a-z0-9]+", question.lower()) if len(w) > 1 and w not in STOPWORDS
+    )
+    if not words:
+        return []
+    query = " OR ".join(f'"{w}"' for w in words)
+    sql = "SELECT dia_id FROM t WHERE t MATCH ? ORDER BY bm25(t) LIMIT 10"
+    return [r[0] for r in db.execute(sql, (query,))]
+
+
+def _turn_text(t: dict[str, Any]) -> str:
+    caption = t.get("image_caption")
+    return str(t["text"]) + (f" [image: {caption}]" if caption else "")
+
+
+def locomo(folder: Path) -> dict[str, Any]:
+    """Recall@5/10 and latency of localmem and bare FTS5 BM25 on LoCoMo's questions in ``folder``."""
+    conversations = {}
+    for line in (folder / "conversations.jsonl").read_text().splitlines():
+        c = json.loads(line)
+        conversations[c["conversation_id"]] = c
+    questions = [json.loads(line) for line in (folder / "retrieval.jsonl").read_text().splitlines()]
+    recall: dict[str, dict[str, list[float]]] = {"localmem": {}, "bare FTS5": {}}
+    ms: dict[str, list[float]] = {"localmem": [], "bare FTS5": []}
+    cpu: dict[str, list[float]] = {"localmem": [], "bare FTS5": []}  # this thread's CPU: load-proof
+    turns_total = 0
+    for cid, conv in conversations.items():
+        turns = conv["turns"]
+        turns_total += len(turns)
+        asked = datetime.fromisoformat(conv["asked_at"]).replace(tzinfo=UTC)
+        end = max(datetime.fromisoformat(t["sent_at"]) for t in turns).replace(tzinfo=UTC)
+        store = localmem.open(":memory:", clock=FrozenClock(end))
+        with store.batch():
+            for t in turns:
+                store.add(
+                    _turn_text(t),
+                    user_id="u",
+                    observed_at=datetime.fromisoformat(t["sent_at"]).replace(tzinfo=UTC),
+                    tz="UTC",
+                    attributes={"dia_id": t["dia_id"]},
+                )
+        bare = _bare_index(turns)
+        for q in (q for q in questions if q["conversation_id"] == cid):
+            evidence = set(q["evidence"])
+            start, used = time.perf_counter(), time.thread_time()
+            hits = store.search(q["question"], user_id="u", as_of=asked, limit=10, log=False)
+            ms["localmem"].append((time.perf_counter() - start) * 1000)
+            cpu["localmem"].append((time.thread_time() - used) * 1000)
+            ours = [str((h.revision.attributes or {})["dia_id"]) for h in hits]
+            start, used = time.perf_counter(), time.thread_time()
+            theirs = _bare_search(bare, q["question"])
+            ms["bare FTS5"].append((time.perf_counter() - start) * 1000)
+            cpu["bare FTS5"].append((time.thread_time() - used) * 1000)
+            groups = [f"{q['category']} {CATEGORIES.get(q['category'], '')}", "overall"]
+            if q.get("question_has_date"):
+                groups.append("names a date")
+            for name, ranked in (("localmem", ours), ("bare FTS5", theirs)):
+                for k in (5, 10):
+                    got = len(evidence & set(ranked[:k])) / len(evidence)
+                    for g in groups:
+                        recall[name].setdefault(f"{g}@{k}", []).append(got)
+        store.close()
+        bare.close()
+    return {"questions": len(questions), "turns": turns_total, "recall": recall, "ms": ms, "cpu": cpu}
+
+
+def print_locomo(folder: Path) -> None:
+    res = locomo(folder)
+    recall, ms, cpu = res["recall"], res["ms"], res["cpu"]
+    print(f"localmem search on LoCoMo ({folder}): {res['questions']} questions, {res['turns']} turns;"
+          f" commit {git_commit()}")
+    print(f"  {'':16} {'n':>5} {'localmem r@5':>13} {'r@10':>6} {'bare FTS5 r@5':>14} {'r@10':>6}"
+          f" {'r@10 diff':>10}")
+    groups = sorted({key.rsplit("@", 1)[0] for key in recall["localmem"]}, key=lambda g: (g[0].isalpha(), g))
+    for g in groups:
+        ours5, ours10 = recall["localmem"][f"{g}@5"], recall["localmem"][f"{g}@10"]
+        bare5, bare10 = recall["bare FTS5"][f"{g}@5"], recall["bare FTS5"][f"{g}@10"]
+        diff = statistics.fmean(ours10) - statistics.fmean(bare10)
+        print(f"  {g:16} {len(ours10):5d} {summary(ours5):>13} {summary(ours10):>6}"
+              f" {summary(bare5):>14} {summary(bare10):>6} {diff:+10.3f}")
+    for name, values in ms.items():
+        used = cpu[name]
+        print(f"  search latency, {name:9}: p50 {pct(values, 0.5):.2f} ms, p95 {pct(values, 0.95):.2f} ms"
+              f" (CPU p50 {pct(used, 0.5):.2f} ms, p95 {pct(used, 0.95):.2f} ms)")
+    print(json.dumps({
+        "benchmark": "localmem.search.locomo", "commit": git_commit(), "data": str(folder),
+        "questions": res["questions"], "turns": res["turns"],
+        "recall": {n: {k: round(statistics.fmean(v), 4) for k, v in r.items()} for n, r in recall.items()},
+        "ms": {name: {"p50": round(pct(v, 0.5), 3), "p95": round(pct(v, 0.95), 3)} for name, v in ms.items()},
+        "cpu_ms": {n: {"p50": round(pct(v, 0.5), 3), "p95": round(pct(v, 0.95), 3)} for n, v in cpu.items()},
+    }))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--locomo", type=Path, metavar="DIR", help="score LoCoMo questions in DIR against bare FTS5 instead"
+    )
     parser.add_argument("--revisions", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
@@ -348,6 +473,9 @@ def main(argv: list[str] | None = None) -> int:
         "--cache", type=Path, help="keep each built store here and reuse it (1M revisions: ~30 min to build)"
     )
     args = parser.parse_args(argv)
+    if args.locomo is not None:
+        print_locomo(args.locomo)
+        return 0
     print(f"localmem search benchmark, commit {git_commit()}; one user's year; {args.queries} queries a size")
     out = []
     for n in args.revisions:

@@ -7,25 +7,29 @@ The rules:
   read: current-only by default, expired and retracted ones dropped, erased
   ones never. A search with a fixed ``as_of`` returns the same hits whatever
   the clock says and whatever is written later.
-- **Text relevance.** The query's words (outside its time phrases, and without
-  a few function words) are each quoted into an FTS5 phrase, so FTS5 syntax in
-  user text ("NEAR", quotes, ``*``, ``-``) is only ever words. FTS5 finds which
-  memories hold each word; the BM25 score is computed here, from statistics read
-  as of known_at (how many memories were searched, how many held the word, how
-  long each is), because FTS5's own statistics count every revision ever
-  written. Scores are scaled to [0, 1] within the candidates (the best is 1).
-- **Temporal reranking.** Time phrases in the query are resolved against
-  as_of in the user's zone. Only phrases about the past or present count: one
-  that starts after as_of ("suggest a workout for *next week*", "dinner *this
-  weekend*" asked on a Wednesday) is the subject of a request and is ignored. A
-  memory's fit is how much of its valid time lies in the phrase's window (1 when
-  inside, falling with distance when outside), weighed by its precision; a
-  memory whose valid time was only assumed is placed on its observed_at day.
-  The score is ``text + fit`` (plus usage, below): time ranks up, never filters out. Memories
-  that sit in the window join the candidates even without a matching word
-  ("what did I feel on 30 July?" finds "tempo run felt easy" said that day),
-  scored by fit alone: those with a bounded valid time or placed by their
-  observed_at, not open-ended facts that merely overlap everything later.
+- **Text relevance: BM25 as FTS5 computes it.** The query's content words (outside its
+  time phrases, without stop words and single letters; see :mod:`.words`) each become a
+  term: the word and, if irregular, the other forms of its lemma ("ran" → run OR ran),
+  each quoted into an FTS5 phrase, so FTS5 syntax in user text ("NEAR", quotes, ``*``,
+  ``-``) is only ever words. FTS5 finds the memories holding each term and, through an
+  auxiliary function, how often and how long (in tokens: of the message as said, when
+  the stored text rewrote its time phrases in dates, for the dates are not words anyone
+  said and would make it look less focused than it was); the BM25 score (FTS5's own
+  formula: k1 1.2, b 0.75, ln((N - df + 0.5) / (df + 0.5)) floored at 1e-6) is computed
+  here, from statistics read as of known_at, because FTS5's own count every revision ever
+  written. Scores are scaled to [0, 1] within the candidates (the best is 1). With no
+  time phrase the order is this text score plus usage, nothing else.
+- **Time, among the memories holding the words.** The query's time phrases are read as
+  :mod:`.when` says (calendar windows count fully, relative ones reorder the relevant,
+  anchored ones are read against their anchor, vague recency leans, "When did ...?"
+  prefers dated memories) and add ``time`` to the score. A memory with no content-word
+  match enters the hits only when the query has no content words at all ("what did I do
+  last weekend?"): then the memories placed in its windows are the candidates (those with
+  a bounded valid time or placed by their observed_at, not open-ended facts that merely
+  overlap everything later), scored by fit alone.
+- **Ties** are broken by content-stable keys: the latest said first, then the text, then
+  the arrival order — never the random ids, so two stores holding the same messages rank
+  alike.
 - **Current knowledge.** ``current_only`` keeps memories begun by valid_at and
   not superseded, expired or retracted: a search must still find an event that
   ended ("the 10K last weekend", "the knee injury in July"), which a read's
@@ -46,7 +50,6 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -55,10 +58,11 @@ import apsw
 from ..core.embedding import Embedder, nearest
 from ..core.revision import Revision, revision_from_row
 from ..errors import InvalidInputError
-from ..time.clock import from_micros, to_micros
-from ..time.resolver import TimeMention, find_times
+from ..time.clock import from_micros
 from . import sql as queries
 from .sql import Scope
+from .when import read_query, time_fit, time_score, when_bonus
+from .words import content_words, forms, fts_phrase
 
 __all__ = [
     "USAGE_WEIGHT",
@@ -71,10 +75,6 @@ __all__ = [
     "bm25",
     "fuse",
     "query_terms",
-    "query_window",
-    "time_fit",
-    "windows_of",
-    "word_count",
 ]
 
 #: A query that is only a time phrase keeps the memories whose fit reaches this.
@@ -85,28 +85,7 @@ USAGE_WEIGHT = 0.5
 DECAY = 0.5
 _DAY_US = 86_400_000_000
 
-#: Words too common to say what a memory is about; a query of only these finds nothing by text.
-STOPWORDS = frozenset(
-    "a an and are as at be but by did do does for from had has have how i i'm im in is it its me my of on "
-    "or our so that the their them then there these they this to was we were what when where which who "
-    "why will with you your".split()
-)
 _WORD = re.compile(r"\w+", re.UNICODE)
-#: How much a memory's time counts, by the precision of its valid time.
-PRECISION_WEIGHT = {
-    "instant": 1.0,
-    "minute": 1.0,
-    "hour": 1.0,
-    "part_of_day": 1.0,
-    "day": 1.0,
-    "weekend": 0.9,
-    "week": 0.9,
-    "month": 0.7,
-    "season": 0.6,
-    "year": 0.5,
-    "decade": 0.4,
-    "unknown": 0.3,
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,8 +95,9 @@ class Hit:
     ``text`` is the BM25 relevance scaled to [0, 1] among the candidates (0 for
     a memory found only by its time); with an embedder it is the reciprocal-rank
     fusion of the BM25 and the similarity rankings, scaled the same way. ``time``
-    is the temporal fit in [0, 1] (None when the query has no usable time
-    phrase), ``usage`` the squashed activation of its past retrievals in (0, 1);
+    is what time adds (see :mod:`localmem.search.when`: the windows' fit, plus the
+    "When did" bonus; None when the query has no usable time phrase and does not
+    ask when), ``usage`` the squashed activation of its past retrievals in (0, 1);
     ``score`` = text + time + 0.5 * usage.
     """
 
@@ -169,102 +149,38 @@ class _Candidate:
     valid_source: str
     observed_at: int
     tz: str
+    said: str | None  # the message as said, when the stored text rewrote its time phrases
 
 
 def _candidate(row: tuple[Any, ...]) -> _Candidate:
     return _Candidate(*row)
 
 
-def query_terms(text: str) -> list[str]:
-    """The words of ``text`` worth searching for, each as a safe FTS5 phrase ("knee", quoted)."""
-    kept = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
-    return ['"' + w.replace('"', '""') + '"' for w in dict.fromkeys(kept)]
+def query_terms(text: str) -> list[tuple[str, ...]]:
+    """The terms of ``text`` worth searching for: each content word with its irregular forms."""
+    return [forms(w) for w in content_words(text)]
 
 
-def bm25(
-    matches: dict[str, set[str]], lengths: dict[str, int], n: int, df: dict[str, int] | None = None
-) -> dict[str, float]:
-    """BM25 with binary term frequency, from statistics read as of the search's time.
+def bm25(tf: dict[str, list[int]], lengths: dict[str, int], n: int, df: list[int]) -> dict[str, float]:
+    """Okapi BM25 as FTS5's ``bm25()`` computes it (k1 = 1.2, b = 0.75), from statistics
+    read as of the search's time.
 
-    ``matches`` maps each term to the memories holding it, ``lengths`` gives each
-    candidate's length in words, ``n`` the number of documents the statistics count
-    and ``df`` how many of them hold each term (default: the matches themselves).
+    ``tf`` maps each memory to how often it holds each query term, ``lengths`` gives its
+    length in tokens, ``n`` the number of memories the statistics count and ``df`` how many
+    of them hold each term. A term's weight is ln((n - df + 0.5) / (df + 0.5)), floored at
+    1e-6 as FTS5 does, so a word most memories hold counts next to nothing. The average
+    length is the candidates' (the memories holding a query term), so it too is fixed once
+    known_at is; on LoCoMo it ranks as well as the whole store's average.
     """
     k1, b = 1.2, 0.75
-    avgdl = sum(lengths.values()) / len(lengths) if lengths else 1.0
+    avgdl = max(sum(lengths.values()) / len(lengths), 1.0) if lengths else 1.0
+    idf = [max(math.log((max(n, held) - held + 0.5) / (held + 0.5)), 1e-6) for held in df]
     scores: dict[str, float] = {}
-    for term, ids in matches.items():
-        held = len(ids) if df is None else df[term]
-        idf = math.log(1 + (max(n, held) - held + 0.5) / (held + 0.5))
-        for memory_id in ids:
-            norm = 1 - b + b * lengths[memory_id] / max(avgdl, 1.0)
-            scores[memory_id] = scores.get(memory_id, 0.0) + idf * (k1 + 1) / (1 + k1 * norm)
+    for memory_id, counts in tf.items():
+        norm = 1 - b + b * lengths[memory_id] / avgdl
+        terms = zip(idf, counts, strict=True)
+        scores[memory_id] = sum(w * c * (k1 + 1) / (c + k1 * norm) for w, c in terms if c)
     return scores
-
-
-def word_count(text: str | None) -> int:
-    """A memory's length in words, for BM25's length normalisation."""
-    return len(_WORD.findall(text or "")) or 1
-
-
-def query_window(query: str, at: datetime, tz: ZoneInfo) -> tuple[list[TimeMention], str]:
-    """The query's time phrases that refer to the past or present, and the query without them."""
-    used, rest, pos = [], [], 0
-    for m in find_times(query, sent_at=at, tz=tz):
-        if m.start is not None and m.start > at:
-            continue  # about the future: the subject of a request, not a reference
-        used.append(m)
-        rest.append(query[pos : m.span[0]])
-        pos = m.span[1]
-    rest.append(query[pos:])
-    return used, " ".join(rest)
-
-
-def _memory_span(c: _Candidate, known: int) -> tuple[int, int]:
-    """Where a memory sits in time (µs): its valid interval, or its observed_at day when assumed."""
-    if c.valid_source == "assumed":
-        local = from_micros(c.observed_at).astimezone(ZoneInfo(c.tz))
-        start = to_micros(local.replace(hour=0, minute=0, second=0, microsecond=0))
-        return start, start + _DAY_US
-    end = c.valid_to if c.valid_to is not None else max(known, c.valid_from + _DAY_US)
-    return c.valid_from, end
-
-
-def time_fit(c: _Candidate, windows: list[tuple[int, int]], known: int) -> float:
-    """How well a memory's time fits the query's windows (µs), in [0, 1] (the best window counts).
-
-    Inside: the share of the memory in the window, times how specific it is (a fact
-    true for months fits "last week" less than an event of that week). Outside: it
-    falls with the distance from the memory's middle to the window, e^-1 at a sixth
-    of the window's length (at least an hour), so the day before "last week" is not
-    as good as a day in it.
-    """
-    start, end = _memory_span(c, known)
-    length = max(end - start, 1)
-    middle = start + (end - start) // 2
-    best = 0.0
-    for lo, hi in windows:
-        width = max(hi - lo, 1)
-        overlap = min(end, hi) - max(start, lo)
-        if lo <= middle < hi or (overlap > 0 and length > width):
-            fit = (overlap / min(length, width)) * min(1.0, width / length)
-        else:
-            gap = min(abs(middle - lo), abs(middle - hi))
-            fit = math.exp(-gap / max(width / 6, 3_600_000_000))
-        best = max(best, min(fit, 1.0))
-    precision = c.precision if c.valid_source != "assumed" else "day"
-    return best * PRECISION_WEIGHT.get(precision, 0.3)
-
-
-def windows_of(mentions: list[TimeMention], at: int) -> list[tuple[int, int]]:
-    """The closed windows (µs) of the used phrases ("since X" runs to ``at``, "until X" from 1970)."""
-    out = []
-    for m in mentions:
-        lo = 0 if m.start is None else to_micros(m.start)
-        hi = at if m.end is None else to_micros(m.end)
-        if hi > lo:
-            out.append((lo, hi))
-    return out
 
 
 #: How many matching revisions each term contributes, newest first (and, for a query with a
@@ -293,54 +209,94 @@ def _top_seq(conn: apsw.Connection, known: int) -> int | None:
     return None if row is None else int(row[0])
 
 
+def _tf_function(api: apsw.FTS5ExtensionApi, *args: apsw.SQLiteValue) -> str:
+    """FTS5 auxiliary function: the row's text length in tokens, then how often each of the
+    query's last ``args[0]`` phrases occurs in its text ("12 0 2 1")."""
+    first = api.phrase_count - int(args[0])  # type: ignore[arg-type]  # always an integer bound by search
+    counts = [len(api.phrase_locations(i)[0]) for i in range(first, api.phrase_count)]
+    return " ".join(map(str, (api.column_size(0), *counts)))
+
+
+def _expression(term: tuple[str, ...]) -> str:
+    """One term's FTS5 expression: its forms, each a quoted phrase, OR-ed."""
+    return "(" + " OR ".join(fts_phrase(f) for f in term) + ")"
+
+
 def _by_words(
     conn: apsw.Connection,
-    terms: list[str],
+    terms: list[tuple[str, ...]],
     scope: Scope,
     top: int,
     windows: list[tuple[int, int]],
     limit: int,
 ) -> dict[str, tuple[_Candidate, float]]:
     """The memories holding the terms, each with its as-of BM25 score (see CANDIDATES_PER_TERM)."""
+    conn.register_fts5_function(queries.TF_FUNCTION, _tf_function)
+    tokenize = conn.fts5_tokenizer(*queries.FTS_TOKENIZER)
     cap = max(CANDIDATES_PER_TERM, 2 * limit)
     owner = _owner(scope.user_id)
+    every = " OR ".join(fts_phrase(f) for term in terms for f in term)
+    n_forms = sum(len(term) for term in terms)
     found: dict[str, _Candidate] = {}
-    matches: dict[str, set[str]] = {t: set() for t in terms}
+    counts: dict[str, tuple[int, list[int]]] = {}  # memory -> (length, tf of each form)
 
-    def gather(fts: str, holds: list[str], bottom: int = 0, newest: bool = True) -> None:
+    def gather(fts: str, bottom: int = 0, newest: bool = True, most: int = cap) -> None:
         q = queries.search_as_of(
-            scope, f"{owner} AND text : ({fts})", top=top, bottom=bottom, newest=newest, cap=cap
+            scope,
+            f"{owner} AND text : ({fts}) AND text : ({every})",
+            top=top,
+            bottom=bottom,
+            newest=newest,
+            cap=most,
+            forms=n_forms,
         )
         for row in conn.execute(q.sql, q.params):
-            c = _candidate(row)
+            c = _candidate(row[:-1])
             found[c.memory_id] = c
-            for term in holds:
-                matches[term].add(c.memory_id)
+            length, *tfs = map(int, row[-1].split())
+            if c.said is not None:  # the dates written into the text are not words said
+                length = sum(1 for _ in tokenize(c.said.encode(), apsw.FTS5_TOKENIZE_DOCUMENT, None))
+            counts[c.memory_id] = (length, tfs)
 
-    starts = [conn.execute(queries.FIRST_SEQ_FROM, (lo,)).fetchone() for lo, _ in windows]
-    for term in terms:
-        gather(term, [term])
-        for start in starts:  # what was said about the window is recorded during or after it
-            if start is not None and start[0] <= top:
-                gather(term, [term], bottom=start[0], newest=False)
-    if len(terms) > 1:  # memories holding every word, however common each is alone
-        gather(" AND ".join(terms), terms)
-    if not found:
-        return {}
     nth = conn.execute(queries.FTS_NTH_NEWEST, (owner, top, STATS_WINDOW - 1)).fetchone()
     if nth is None:  # fewer than STATS_WINDOW: count them all
         bottom, n = 0, int(conn.execute(queries.FTS_COUNT, (owner, 0, top)).get)
     else:
         bottom, n = int(nth[0]), STATS_WINDOW
-    held = {t: conn.execute(queries.FTS_COUNT, (f"{owner} AND text : {t}", bottom, top)).get for t in terms}
-    df = {t: int(v) for t, v in held.items()}
-    scores = bm25(matches, {k: word_count(c.text) for k, c in found.items()}, n, df)
-    return {k: (c, scores[k]) for k, c in found.items() if k in scores}
+    df = [
+        int(conn.execute(queries.FTS_COUNT, (f"{owner} AND text : {_expression(t)}", bottom, top)).get)
+        for t in terms
+    ]
+    # When the statistics count the whole store, a term's df says whether its newest matches
+    # are all of them: then no other gather can find more (none at all for a df of 0).
+    whole = [bottom == 0 and held <= cap for held in df]
+    starts = [conn.execute(queries.FIRST_SEQ_FROM, (lo,)).fetchone() for lo, _ in windows]
+    read_whole = [(t, held) for t, held, complete in zip(terms, df, whole, strict=True) if complete and held]
+    if read_whole:  # one query reads each memory holding any of them once
+        gather(" OR ".join(_expression(t) for t, _ in read_whole), most=sum(held for _, held in read_whole))
+    for term, complete in zip(terms, whole, strict=True):
+        if complete:
+            continue
+        gather(_expression(term))
+        for start in starts:  # what was said about the window is recorded during or after it
+            if start is not None and start[0] <= top:
+                gather(_expression(term), bottom=start[0], newest=False)
+    if len(terms) > 1 and not any(whole):  # memories holding every word, however common each is
+        gather(" AND ".join(_expression(t) for t in terms))
+    if not found:
+        return {}
+    tf: dict[str, list[int]] = {}
+    for memory_id, (_, tfs) in counts.items():
+        per_term, i = [], 0
+        for term in terms:
+            per_term.append(sum(tfs[i : i + len(term)]))
+            i += len(term)
+        tf[memory_id] = per_term
+    scores = bm25(tf, {m: length for m, (length, _) in counts.items()}, n, df)
+    return {k: (c, scores[k]) for k, c in found.items() if scores.get(k, 0.0) > 0}
 
 
-def _by_time(
-    conn: apsw.Connection, windows: list[tuple[int, int]], scope: Scope
-) -> list[_Candidate]:
+def _by_time(conn: apsw.Connection, windows: list[tuple[int, int]], scope: Scope) -> list[_Candidate]:
     """Memories placed in the query's windows, whatever their words: those starting nearest each
     window's middle, at most four window lengths (and four days) before it."""
     out: list[_Candidate] = []
@@ -377,15 +333,24 @@ def _by_meaning(
     return {memory_id: (kept[seq], 1.0 - distance) for seq, memory_id, distance in near if seq in kept}
 
 
-def fuse(rankings: list[dict[str, float]]) -> dict[str, float]:
-    """Reciprocal-rank fusion: each ranking (higher is better; ties by id) gives a memory
-    1 / (RRF_K + its rank); the sums are scaled so the best memory has 1."""
+def fuse(rankings: list[dict[str, float]], key: dict[str, tuple[Any, ...]] | None = None) -> dict[str, float]:
+    """Reciprocal-rank fusion: each ranking (higher is better; ties by ``key``, a content-stable
+    order, else by id) gives a memory 1 / (RRF_K + its rank); the sums are scaled so the best
+    memory has 1."""
+    order = key or {}
     fused: dict[str, float] = {}
     for scores in rankings:
-        for rank, memory_id in enumerate(sorted(scores, key=lambda m: (-scores[m], m)), 1):
+        ranked = sorted(scores, key=lambda m: (-scores[m], order.get(m, ()), m))
+        for rank, memory_id in enumerate(ranked, 1):
             fused[memory_id] = fused.get(memory_id, 0.0) + 1 / (RRF_K + rank)
     best = max(fused.values(), default=1.0)
     return {memory_id: v / best for memory_id, v in fused.items()}
+
+
+def _stable(c: _Candidate) -> tuple[int, str, int]:
+    """A tie-break two stores holding the same memories share: the latest said first, then the
+    text, then the arrival order (never the random ids)."""
+    return (-c.observed_at, c.text or "", c.seq)
 
 
 def run_search(
@@ -397,11 +362,10 @@ def run_search(
     embedder: Embedder | None = None,
 ) -> list[Hit]:
     """Search ``scope`` for ``query`` (the rules are the module docstring's); best first."""
-    at = from_micros(scope.known)
-    mentions, rest = query_window(query, at, tz)
-    windows = windows_of(mentions, scope.known)
-    terms = query_terms(rest)
-    meaning = rest.strip() if embedder is not None and _WORD.search(rest) else None
+    asked = read_query(query, from_micros(scope.known), tz)
+    windows = asked.windows
+    terms = query_terms(asked.rest)
+    meaning = asked.rest.strip() if embedder is not None and _WORD.search(asked.rest) else None
     if not terms and not windows and meaning is None:
         raise InvalidInputError(f"query={query!r:.80} has no words to search for")
     newest = _top_seq(conn, scope.known)
@@ -409,29 +373,35 @@ def run_search(
         return []
     items: dict[str, _Candidate] = {}
     bm25s: dict[str, float] = {}
-    for memory_id, (item, relevance) in _by_words(conn, terms, scope, newest, windows, limit).items():
+    spans = [(w.lo, w.hi) for w in windows]
+    for memory_id, (item, relevance) in _by_words(conn, terms, scope, newest, spans, limit).items():
         items[memory_id], bm25s[memory_id] = item, relevance
     similar: dict[str, float] = {}
     if embedder is not None and meaning is not None:
         for memory_id, (item, similarity) in _by_meaning(conn, embedder, meaning, scope, limit).items():
             items.setdefault(memory_id, item)
             similar[memory_id] = similarity
-    if windows:
-        for item in _by_time(conn, windows, scope):
+    by_time_only = bool(windows) and not terms and meaning is None
+    if by_time_only:  # only a query without content words ranks memories by time alone
+        for item in _by_time(conn, spans, scope):
             items.setdefault(item.memory_id, item)
     if embedder is None:
         best = max(bm25s.values(), default=0.0)
         texts = {m: (bm / best if best > 0 else 1.0) for m, bm in bm25s.items()}
     else:
-        texts = fuse([bm25s, similar])
+        texts = fuse([bm25s, similar], {m: _stable(c) for m, c in items.items()})
+    timed = bool(windows) or asked.asks_when
     ranked: list[tuple[_Candidate, float, float, float | None, float | None, float | None]] = []
     for memory_id, item in items.items():
         text = texts.get(memory_id, 0.0)
-        fit = time_fit(item, windows, scope.known) if windows else None
-        if memory_id not in texts and (fit or 0.0) < TIME_ONLY_FLOOR:
+        fit = time_score(time_fit(item, windows, scope.known), text, not by_time_only) if windows else 0.0
+        if memory_id not in texts and fit < TIME_ONLY_FLOOR:
             continue  # found only by time, and not near it after all
+        if asked.asks_when and item.valid_source != "assumed":
+            fit += when_bonus(text, bool(terms) or meaning is not None)
+        time = fit if timed else None
         sim = similar.get(memory_id)
-        ranked.append((item, text + (fit or 0.0), text, fit, bm25s.get(memory_id), sim))
+        ranked.append((item, text + fit, text, time, bm25s.get(memory_id), sim))
     # Usage adds at most USAGE_WEIGHT: a candidate that cannot reach the limit-th best base
     # score even with it is dropped before its usage is read.
     if len(ranked) > limit:
@@ -439,9 +409,9 @@ def run_search(
         ranked = [r for r in ranked if r[1] + USAGE_WEIGHT >= floor]
     uses = _usage(conn, [r[0].memory_id for r in ranked], scope.known)
     final = []
-    for item, score, text, fit, bm, sim in ranked:
+    for item, score, text, shown, bm, sim in ranked:
         u = squash(activation(*uses[item.memory_id], scope.known))
-        final.append((score + USAGE_WEIGHT * u, text, item.memory_id, item, fit, bm, u, sim))
+        final.append((score + USAGE_WEIGHT * u, text, _stable(item), item, shown, bm, u, sim))
     final.sort(key=lambda f: (-f[0], -f[1], f[2]))
     top = final[:limit]
     light = [f[3].seq for f in top]

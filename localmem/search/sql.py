@@ -15,6 +15,8 @@ from ..core.sql import FROM, REVISION_COLUMNS, Query, read_conditions
 __all__ = [
     "Scope",
     "LIGHT_COLUMNS",
+    "TF_FUNCTION",
+    "FTS_TOKENIZER",
     "search_as_of",
     "TOP_SEQ",
     "FIRST_SEQ_FROM",
@@ -24,6 +26,15 @@ __all__ = [
     "in_scope",
     "by_seq",
 ]
+
+
+#: The full-text index's tokenizer and its arguments, as schema.sql declares content_fts (a test
+#: checks they agree): search tokenizes a message as said with it, to count its length.
+FTS_TOKENIZER = ("porter", ["unicode61", "remove_diacritics", "2"])
+
+#: The FTS5 auxiliary function search registers on its connection: a matched row's text
+#: length in tokens and the counts of the query's last N phrases in it (ranking's _tf_function).
+TF_FUNCTION = "localmem_tf"
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,9 +50,11 @@ class Scope:
     extra: tuple[str, dict[str, object]] | None  # a compiled filter: SQL and its parameters
 
 
-#: What a search scores a candidate by, before it builds the few Revisions it returns.
+#: What a search scores a candidate by, before it builds the few Revisions it returns; last,
+#: the message as said when the stored text is its rewrite with dates (valid time resolved).
 LIGHT_COLUMNS = """
-    r.seq, r.memory_id, c.text, r.valid_from, r.valid_to, r.precision, r.valid_source, r.observed_at, r.tz"""
+    r.seq, r.memory_id, c.text, r.valid_from, r.valid_to, r.precision, r.valid_source, r.observed_at, r.tz,
+    CASE WHEN r.valid_source = 'resolved' THEN json_extract(c.source, '$.message') END"""
 
 def _search_conditions(scope: Scope) -> tuple[list[str], dict[str, object]]:
     """A search's scope: the user's current knowledge as of ``known`` (see read_conditions), filtered."""
@@ -63,6 +76,7 @@ def search_as_of(
     bottom: int = 0,
     newest: bool = True,
     cap: int,
+    forms: int | None = None,
 ) -> Query:
     """The user's memories, as known at ``known``, whose text then holds ``term`` (an FTS5 query).
 
@@ -72,24 +86,32 @@ def search_as_of(
     ``top`` the newest revision arrived by ``known`` the answer does not change when
     more is written. Only FTS5's match is used, never its statistics: those count every
     revision ever written, and a search read as of a time must not see later ones.
+    Each row ends with, given ``forms``, :data:`TF_FUNCTION`'s counts of the query's last
+    ``forms`` phrases (else NULL).
     """
     where, params = _search_conditions(scope)
     params.update({"term": term, "top": top, "bottom": bottom, "cap": cap})
-    found = f"""SELECT rowid FROM content_fts WHERE content_fts MATCH :term AND rowid BETWEEN :bottom AND :top
+    tf = "NULL"
+    if forms is not None:
+        tf = f"{TF_FUNCTION}(content_fts, :forms)"
+        params["forms"] = forms
+    found = f"""SELECT rowid, {tf} FROM content_fts
+    WHERE content_fts MATCH :term AND rowid BETWEEN :bottom AND :top
     ORDER BY rowid {"DESC" if newest else "ASC"} LIMIT :cap"""
-    return Query(_light_in_scope(found, where), params)
+    return Query(_light_in_scope(found, where, "found.tf"), params)
 
 
-def _light_in_scope(found: str, where: list[str]) -> str:
+def _light_in_scope(found: str, where: list[str], extra: str | None = None) -> str:
     """The light rows of the revisions ``found`` selects (one column of seqs), kept by ``where``.
 
     MATERIALIZED + CROSS JOIN: the few found revisions drive the join; left to itself the
     planner walks all the user's revisions and probes the found ones for each.
     """
-    return f"""WITH found (seq) AS MATERIALIZED (
+    cols = ("seq", "tf") if extra else ("seq",)
+    return f"""WITH found ({", ".join(cols)}) AS MATERIALIZED (
     {found}
 )
-SELECT {LIGHT_COLUMNS}
+SELECT {LIGHT_COLUMNS}{", " + extra if extra else ""}
 FROM found
 CROSS JOIN revisions AS r ON r.seq = found.seq
 JOIN memories AS m ON m.memory_id = r.memory_id

@@ -378,8 +378,11 @@ class Store(Replay):
         checkpointed and truncated once the transaction commits. If that
         checkpoint cannot finish (another reader, a storage fault), the erase is
         still committed; ``Erasure.checkpointed`` is False and the checkpoint is
-        retried after every later write and on close. A tombstone (who, when,
-        why) remains, as do the revision rows without their content. Keep
+        retried after every later write and on close; a crash before it finishes
+        leaves a marker file, and the next open checkpoints first. A tombstone (who, when,
+        why) remains, as do the revision rows without their content. Every memory
+        derived from this one (a summary quotes its sources) is erased with it, each
+        with its own tombstone (``Erasure.derived``). Keep
         ``reason`` free of the erased content: it is kept. Merging the index
         costs time in proportion to its size (see the README's benchmarks).
 

@@ -51,12 +51,12 @@ import apsw
 
 from ..errors import (
     BatchAbortedError,
-    LocalmemError,
     ErasedError,
     InvalidInputError,
     InvalidIntervalError,
     InvalidOperationError,
     InvalidTimeError,
+    LocalmemError,
     NaiveDatetimeError,
     NotFoundError,
     StorageError,
@@ -298,7 +298,7 @@ class Ledger:
         now = self.now()
         at = max(to_micros(now), newest)
         if not EARLIEST_RECORDED <= at < LATEST_RECORDED:
-            shown = now.isoformat() if to_micros(now) == at else from_micros(min(at, LATEST_RECORDED)).isoformat()
+            shown = now.isoformat() if to_micros(now) == at else from_micros(at).isoformat()
             raise InvalidTimeError(
                 f"the store's clock reads {shown!r}: localmem records writes between "
                 "1970-01-01T00:00Z and 2200-01-01T00:00Z (check the system clock or --now)")
@@ -418,11 +418,13 @@ class Ledger:
         hlc = recorded_at << 10
         prev_hash: str | None = None
         if row["version"] > 1:
-            seen, prev_hash = self.connection.execute(
+            found = self.connection.execute(
                 sql.MAX_HLC_AND_PREV_HASH, (memory_id, row["prev_rev"])).fetchone()
+            assert found is not None  # an aggregate always gives a row
+            seen, prev_hash = found
             if seen is not None and seen >= hlc:
                 hlc = seen + 1
-        content = chain.content_hash(row["text"], row["value"], row["attributes"], row["source"], row["reason"])
+        content = chain.content_hash(*(row[c] for c in sql.CONTENT_COLUMNS))
         stored = {**row, "rev_id": rev_id, "origin": self.device_id, "hlc": hlc, "arrived_at": recorded_at,
                   "retracted": int(row["retracted"]), "corrected": int(row["corrected"]),
                   "content_hash": content}
@@ -581,7 +583,8 @@ class Ledger:
         todo = list(memory_ids)
         while todo:
             source = todo.pop()
-            for (derived,) in self.connection.execute(sql.DERIVED_FROM, (source,)).fetchall():
+            for row in self.connection.execute(sql.DERIVED_FROM, (source,)).fetchall():
+                derived = str(row[0])
                 rev = self.state(derived, writable=False)
                 if rev.erased:
                     continue

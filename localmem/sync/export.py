@@ -2,7 +2,8 @@
 
 An export streams its rows from one read transaction (the counts, the rows and the
 watermark are one snapshot), writes the file beside its name and renames it into place
-when whole. A watermark is the exporter's newest local revision number (``seq``);
+when whole; the file is created private (0600), like the database. A watermark is
+the exporter's newest local revision number (``seq``);
 ``since=W`` sends revisions after W, and every tombstone (they are few: an incremental
 export never loses an erase to a skipped file).
 """
@@ -62,7 +63,10 @@ def export(ledger: Ledger, path: str | os.PathLike[str], *, since: int | None = 
             "origin": ledger.device_id, "created_at": to_micros(ledger.now()),
             "watermark": {"from": start, "to": top}, "user_id": user_id, "counts": counts,
         }
-        with open(tmp, "wb") as raw:
+        # Private, as the database is: the file holds every word the export covers.
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "wb") as raw:
             with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) as gz:
                 w = LineWriter(gz)
                 w.line(header)

@@ -98,10 +98,11 @@ def _own_header(ledger: Ledger, path: Path, top: int) -> dict[str, Any]:
             held += 1
             seq = conn.execute(sql.SEQ_OF_REVISION, (row.get("rev_id"),)).get
             if seq is None or not mark["from"] < seq <= mark["to"]:
-                raise SyncFileError(f"line {n} holds revision {row.get('rev_id')!r:.40}, which this store did "
-                                    "not export in that range")
+                raise SyncFileError(f"line {n} holds revision {row.get('rev_id')!r:.40}, which this "
+                                    "store did not export in that range")
     if held != expected:
-        raise SyncFileError(f"it holds {held} revisions where this store has {expected} in its watermark range")
+        raise SyncFileError(f"it holds {held} revisions where this store has {expected} in its "
+                            "watermark range")
     return header
 
 

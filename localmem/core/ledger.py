@@ -183,6 +183,9 @@ class Ledger:
                     self.connection.execute("INSERT INTO content_fts (content_fts) VALUES ('optimize')")
                     self._mark_erasure()
         except BaseException:
+            if self._erased_in_txn and not self._checkpoint_pending:
+                # Rolled back: no erase committed, so none awaits a checkpoint.
+                self._unmark_erasure()
             self._erased_in_txn = False
             raise
         finally:
@@ -248,11 +251,14 @@ class Ledger:
         busy, log, done = int(row[0]), int(row[1]), int(row[2])
         if busy == 0 and log == done:
             self._checkpoint_pending = False
-            marker = erase_marker(self.connection)
-            if marker is not None:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(marker)
+            self._unmark_erasure()
         return not self._checkpoint_pending
+
+    def _unmark_erasure(self) -> None:
+        marker = erase_marker(self.connection)
+        if marker is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(marker)
 
     def _mark_erasure(self) -> None:
         # Durable before the commit is: a crash after the commit finds it on the next open.

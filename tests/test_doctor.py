@@ -57,3 +57,28 @@ def test_doctor_command_exits_non_zero_on_problems(
     out = capsys.readouterr().out
     assert "FAIL immutability triggers present: missing: content_no_delete" in out
     assert out.rstrip().endswith("PROBLEMS FOUND")
+
+
+def test_doctor_prints_the_chain_head_which_each_write_moves(store: localmem.Store) -> None:
+    """The hash chain's check names how many revisions it covers and its head, the newest revision's chain."""
+    def chain_check() -> str:
+        [check] = [c for c in store.doctor().checks if c.name == "revision hashes chain"]
+        assert check.ok
+        return check.detail
+
+    m = store.add("fee", user_id="acct", value=4)
+    head = store.connection.execute("SELECT chain FROM revisions ORDER BY seq DESC LIMIT 1").get
+    assert chain_check() == f"ok: 1 revisions chained, head {head}"
+    store.correct(m.memory_id, value=7)
+    later = store.connection.execute("SELECT chain FROM revisions ORDER BY seq DESC LIMIT 1").get
+    assert later != head and chain_check() == f"ok: 2 revisions chained, head {later}"
+
+
+def test_a_trigger_recreated_with_other_sql_is_reported_by_name(store: localmem.Store) -> None:
+    """A trigger of the right name but other SQL (here: one that never fires) fails the trigger check."""
+    store.add("x", user_id="u")
+    store.connection.execute("DROP TRIGGER revisions_no_delete")
+    store.connection.execute("CREATE TRIGGER revisions_no_delete BEFORE DELETE ON revisions WHEN 0 BEGIN"
+                             " SELECT RAISE(ABORT, 'localmem: revisions are immutable'); END")
+    [failed] = [c for c in store.doctor().checks if not c.ok]
+    assert failed.name == "immutability triggers present" and failed.detail == "changed: revisions_no_delete"

@@ -54,6 +54,17 @@ def edit_a_revision_field(conn: apsw.Connection, fee: localmem.Revision) -> None
     conn.execute(sql)
 
 
+def insert_a_revision(conn: apsw.Connection, fee: localmem.Revision) -> None:
+    conn.execute(
+        "INSERT INTO revisions (rev_id, memory_id, user_id, version, op, valid_from, precision, valid_source,"
+        " observed_at, recorded_at, tz, retracted, corrected, prev_rev, origin, hlc, arrived_at)"
+        " SELECT 'Z' || substr(rev_id, 2), memory_id, user_id, version + 1, 'correct', valid_from, precision,"
+        " valid_source, observed_at, recorded_at + 1, tz, retracted, 1, rev_id, origin, hlc + 1,"
+        " (SELECT max(arrived_at) FROM revisions) FROM revisions WHERE rev_id = ?", (fee.rev_id,))
+    conn.execute("INSERT INTO content (rev_seq, memory_id, text, value) VALUES (last_insert_rowid(), ?,"
+                 " 'the fee', '999')", (fee.memory_id,))
+
+
 def when_0_trigger(conn: apsw.Connection, fee: localmem.Revision) -> None:
     conn.execute("DROP TRIGGER content_no_update")
     conn.execute(_NO_UPDATE.replace("ON content BEGIN", "ON content WHEN 0 BEGIN"))
@@ -83,6 +94,7 @@ TAMPERS: dict[str, tuple[Callable[[apsw.Connection, localmem.Revision], None], s
     "content edited, trigger recreated": (edit_content_and_recreate_trigger, "revision hashes chain"),
     "a revision deleted": (delete_the_correction, "revision hashes chain"),
     "a revision field edited": (edit_a_revision_field, "revision hashes chain"),
+    "a revision inserted behind localmem": (insert_a_revision, "revision hashes chain"),
     "a same-named WHEN 0 trigger": (when_0_trigger, "immutability triggers present"),
     "writable_schema edit of a trigger": (writable_schema_edit, "immutability triggers present"),
     "an extra trigger": (extra_trigger, "immutability triggers present"),

@@ -53,7 +53,8 @@ CREATE INDEX memories_user_key ON memories (user_id, key) WHERE key IS NOT NULL;
 --               decreases as seq grows, so seq order is local visibility order.
 -- recorded_at and origin stay the origin device's.
 --
--- Tamper evidence (schema 8) appended three more (localmem/core/chain.py):
+-- Tamper evidence (schema 8) appended three more, 32-byte SHA-256 digests
+-- (localmem/core/chain.py; hex in sync files):
 --   content_hash  SHA-256 of the revision's content; it outlives an erase.
 --   rev_hash      SHA-256 of the revision's fields, its memory's kind and key,
 --                 content_hash and the rev_hash of prev_rev: a chain per memory,
@@ -85,7 +86,7 @@ CREATE TABLE revisions (
     prev_rev      TEXT REFERENCES revisions (rev_id),      -- the revision this one follows
     supersedes    TEXT REFERENCES memories (memory_id),    -- the memory this one replaced
     superseded_by TEXT REFERENCES memories (memory_id),    -- the memory that replaced this one
-    origin        TEXT NOT NULL, hlc INTEGER NOT NULL DEFAULT 0, arrived_at INTEGER NOT NULL DEFAULT 0, content_hash TEXT CHECK (content_hash IS NULL OR length(content_hash) = 64), rev_hash TEXT CHECK (rev_hash IS NULL OR length(rev_hash) = 64), chain TEXT CHECK (chain IS NULL OR length(chain) = 64),                           -- device id that wrote it
+    origin        TEXT NOT NULL, hlc INTEGER NOT NULL DEFAULT 0, arrived_at INTEGER NOT NULL DEFAULT 0, content_hash BLOB CHECK (content_hash IS NULL OR length(content_hash) = 32), rev_hash BLOB CHECK (rev_hash IS NULL OR length(rev_hash) = 32), chain BLOB CHECK (chain IS NULL OR length(chain) = 32),                           -- device id that wrote it
     CHECK ((version = 1) = (prev_rev IS NULL))
 ) STRICT;
 

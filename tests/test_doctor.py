@@ -68,10 +68,10 @@ def test_doctor_prints_the_chain_head_which_each_write_moves(store: localmem.Sto
 
     m = store.add("fee", user_id="acct", value=4)
     head = store.connection.execute("SELECT chain FROM revisions ORDER BY seq DESC LIMIT 1").get
-    assert chain_check() == f"ok: 1 revisions chained, head {head}"
+    assert chain_check() == f"ok: 1 revisions chained, head {head.hex()}"
     store.correct(m.memory_id, value=7)
     later = store.connection.execute("SELECT chain FROM revisions ORDER BY seq DESC LIMIT 1").get
-    assert later != head and chain_check() == f"ok: 2 revisions chained, head {later}"
+    assert later != head and chain_check() == f"ok: 2 revisions chained, head {later.hex()}"
 
 
 def test_a_trigger_recreated_with_other_sql_is_reported_by_name(store: localmem.Store) -> None:

@@ -246,9 +246,10 @@ def _rehash(row: dict[str, object], kind: str, key: str | None, prev_hash: str |
     """Recompute a forged revision row's hashes, as a careful forger would."""
     content = row["content"]
     if isinstance(content, dict):
-        row["content_hash"] = chain.content_hash(*(content[f] for f in CONTENT_FIELDS))
+        row["content_hash"] = chain.content_hash(*(content[f] for f in CONTENT_FIELDS)).hex()
     row["rev_hash"] = chain.rev_hash([row[f] for f in chain.HASHED_FIELDS], kind, key,
-                                     row["content_hash"], prev_hash)  # type: ignore[arg-type]
+                                     bytes.fromhex(str(row["content_hash"])),
+                                     None if prev_hash is None else bytes.fromhex(prev_hash)).hex()
 
 
 def _header_edit(**changes: object):  # type: ignore[no-untyped-def]
@@ -757,3 +758,12 @@ def test_a_file_named_as_another_devices_is_refused(tmp_path: Path) -> None:
     assert laptop.connection.execute("SELECT count(*) FROM sync_peers WHERE peer = 'cafe'").get == 0
     phone.close()
     laptop.close()
+
+
+def test_a_hash_that_is_not_a_sha256_is_refused(phone: localmem.Store, laptop: localmem.Store,
+                                                 tmp_path: Path) -> None:
+    """A revision's rev_hash must be 64 hex digits (a SHA-256), else the file is a SyncFileError."""
+    memory, rev = _rows(_one_memory_file(phone, tmp_path))
+    rev["rev_hash"] = "not a hash"
+    with pytest.raises(localmem.SyncFileError, match="is not a SHA-256"):
+        laptop.import_(_forge(tmp_path / "forged.gz", phone.device_id, [memory, rev]))

@@ -147,7 +147,7 @@ def test_each_revision_hashes_its_content_its_fields_and_its_predecessor(fee_sto
         + ", ".join(f"r.{f}" for f in chain.HASHED_FIELDS)
         + " FROM revisions AS r JOIN content AS c ON c.rev_seq = r.seq"
         " JOIN memories AS m ON m.memory_id = r.memory_id ORDER BY r.seq").fetchall()
-    hashes: dict[str, str] = {}
+    hashes: dict[str, bytes] = {}
     head = None
     for rev_id, prev, content_hash, rev_hash, link, arrived, *rest in rows:
         content, (kind, key), fields = rest[:5], rest[5:7], rest[7:]

@@ -1,6 +1,6 @@
 """Tamper evidence: the hashes that chain every revision to its content and its past.
 
-Three SHA-256 digests (hex) sit on each revision row (schema 8):
+Three SHA-256 digests (32-byte BLOBs; hex in sync files) sit on each revision row (schema 8):
 
 * ``content_hash`` covers what the revision says (text, value, attributes, source,
   reason). It stays when an erase destroys the words, so the revision's hash can
@@ -33,7 +33,10 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["HASHED_FIELDS", "content_hash", "rev_hash", "link"]
+__all__ = ["HASHED_FIELDS", "Digest", "content_hash", "rev_hash", "link"]
+
+#: A SHA-256 digest, as stored: 32 bytes.
+Digest = bytes
 
 #: The revision columns a ``rev_hash`` covers, in order (not seq, arrived_at or the hashes).
 HASHED_FIELDS = (
@@ -43,25 +46,31 @@ HASHED_FIELDS = (
 )
 
 
-def _digest(items: Sequence[Any]) -> str:
-    # JSON of a flat list of ints, strings and nulls is canonical (ensure_ascii escapes
-    # everything else, lone surrogates included), and no two lists encode alike.
-    return hashlib.sha256(json.dumps(items, separators=(",", ":")).encode("ascii")).hexdigest()
+def _hex(value: object) -> str:
+    if isinstance(value, bytes):
+        return value.hex()
+    raise TypeError(f"cannot hash {type(value).__name__} {value!r:.40}")
+
+
+def _digest(items: Sequence[Any]) -> Digest:
+    # JSON of a flat list of ints, strings, nulls and (as hex) digests is canonical
+    # (ensure_ascii escapes everything else, lone surrogates included): no two lists encode alike.
+    return hashlib.sha256(json.dumps(items, separators=(",", ":"), default=_hex).encode("ascii")).digest()
 
 
 def content_hash(text: str, value: str | None, attributes: str | None, source: str | None,
-                 reason: str | None) -> str:
+                 reason: str | None) -> Digest:
     """The digest of a revision's content (its columns as stored: JSON values as text)."""
     return _digest((text, value, attributes, source, reason))
 
 
-def rev_hash(fields: Sequence[Any], kind: str, key: str | None, content: str | None,
-             prev_hash: str | None) -> str:
+def rev_hash(fields: Sequence[Any], kind: str, key: str | None, content: Digest | None,
+             prev_hash: Digest | None) -> Digest:
     """The digest of a revision: its :data:`HASHED_FIELDS` values, its memory's kind and key,
     its content hash and the hash of the revision it follows (None for a first revision)."""
     return _digest((*fields, kind, key, content, prev_hash))
 
 
-def link(prev_chain: str | None, revision: str | None, arrived_at: int) -> str:
+def link(prev_chain: Digest | None, revision: Digest | None, arrived_at: int) -> Digest:
     """The local chain value of a revision: the previous row's chain, its hash, its arrival."""
     return _digest((prev_chain, revision, arrived_at))

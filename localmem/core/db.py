@@ -436,9 +436,9 @@ END;
     # NULLs (rows are immutable); the chain starts at the first write after this step.
     # sync_peers learns which file (by its bytes' SHA-256) each mark came from.
     8: """
-ALTER TABLE revisions ADD COLUMN content_hash TEXT CHECK (content_hash IS NULL OR length(content_hash) = 64);
-ALTER TABLE revisions ADD COLUMN rev_hash TEXT CHECK (rev_hash IS NULL OR length(rev_hash) = 64);
-ALTER TABLE revisions ADD COLUMN chain TEXT CHECK (chain IS NULL OR length(chain) = 64);
+ALTER TABLE revisions ADD COLUMN content_hash BLOB CHECK (content_hash IS NULL OR length(content_hash) = 32);
+ALTER TABLE revisions ADD COLUMN rev_hash BLOB CHECK (rev_hash IS NULL OR length(rev_hash) = 32);
+ALTER TABLE revisions ADD COLUMN chain BLOB CHECK (chain IS NULL OR length(chain) = 32);
 ALTER TABLE sync_peers ADD COLUMN file_sha256 TEXT CHECK (file_sha256 IS NULL OR length(file_sha256) = 64);
 """,
 }

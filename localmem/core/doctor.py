@@ -132,11 +132,11 @@ def _differences(have: dict[tuple[str, str], str | None], want: dict[tuple[str, 
     return "; ".join(parts)
 
 
-def _chain_problems(conn: apsw.Connection) -> tuple[list[str], int, str | None]:
+def _chain_problems(conn: apsw.Connection) -> tuple[list[str], int, bytes | None]:
     """What breaks the hash chains (a sample), how many revisions are chained, and the head."""
     problems: list[str] = []
     n_fields = len(chain.HASHED_FIELDS)
-    prev_chain: str | None = None
+    prev_chain: bytes | None = None
     chained = 0
     for row in conn.execute(_CHAIN_ROWS):
         seq, fields = row[0], row[1:1 + n_fields]
@@ -179,7 +179,7 @@ def run_checks(conn: apsw.Connection, schema: str, version: int, app_id: int) ->
     problems, chained, head = _chain_problems(conn)
     yield Check("revision hashes chain", not problems,
                 f"{len(problems)} problems: " + "; ".join(problems[:3]) if problems
-                else f"ok: {chained} revisions chained, head {head or '-'}")
+                else f"ok: {chained} revisions chained, head {head.hex() if head else '-'}")
     marker = erase_marker(conn)
     pending = marker is not None and os.path.exists(marker)
     yield Check("no erase awaits its checkpoint", not pending,

@@ -127,7 +127,7 @@ class Ledger:
         self._txn_zones: dict[str, str] = {}
         self._erased_in_txn = False  # the open transaction erased something
         self._checkpoint_pending = False  # an erase's words may still be in the WAL
-        self._txn_head: str | None = None  # the chain head, once read in the open transaction
+        self._txn_head: bytes | None = None  # the chain head, once read in the open transaction
         self._head_known = False
         marker = erase_marker(conn)
         if marker is not None and os.path.exists(marker):
@@ -422,7 +422,7 @@ class Ledger:
         memory_id: str = row["memory_id"]
         rev_id = new_id(recorded_at)
         hlc = recorded_at << 10
-        prev_hash: str | None = None
+        prev_hash: bytes | None = None
         if row["version"] > 1:
             found = self.connection.execute(
                 sql.MAX_HLC_AND_PREV_HASH, (memory_id, row["prev_rev"])).fetchone()
@@ -460,7 +460,7 @@ class Ledger:
         )
         return built
 
-    def link(self, revision_hash: str | None, arrived_at: Micros) -> str:
+    def link(self, revision_hash: bytes | None, arrived_at: Micros) -> bytes:
         """The local chain value of the next revision (see :mod:`localmem.core.chain`); the caller
         inserts it and sets the head (``_txn_head``) once the row is in."""
         if not self._head_known:
@@ -468,7 +468,7 @@ class Ledger:
             self._head_known = True
         return chain.link(self._txn_head, revision_hash, arrived_at)
 
-    def set_head(self, head: str) -> None:
+    def set_head(self, head: bytes) -> None:
         """Say that a revision with local chain value ``head`` was just inserted (by an import)."""
         self._txn_head = head
 

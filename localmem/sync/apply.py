@@ -27,6 +27,7 @@ reported and never half-applied, until its peer's clock (or the file) is fixed.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from pathlib import Path
@@ -77,6 +78,10 @@ _TOMB_USER = "tombstones carry their memory's user"
 _SAME_ID = "an id names one row: a row already here is not replaced"
 
 
+def _hex(digest: bytes | None) -> str:
+    return "none" if digest is None else digest.hex()
+
+
 def _shown(micros: int) -> str:
     try:
         return from_micros(micros).isoformat()
@@ -119,6 +124,15 @@ class _Apply:
         return SyncParentError(
             f"{self._at(n)}: {what}, which is neither earlier in the file nor in this store (import "
             "the files it follows first); nothing was applied")
+
+    def _digest(self, n: int, value: object, what: str) -> bytes | None:
+        """A hash as it travels (64 hex digits, or null) as it is stored (32 bytes)."""
+        if value is None:
+            return None
+        if isinstance(value, str) and len(value) == 64:
+            with contextlib.suppress(ValueError):
+                return bytes.fromhex(value)
+        raise SyncFileError(f"{self._at(n)}: {what} {value!r:.80} is not a SHA-256 (64 hex digits)")
 
     def _time(self, n: int, value: object, what: str) -> int:
         v = check_int(value, f"{self._at(n)}: {what}")
@@ -183,6 +197,8 @@ class _Apply:
         for f in _OPTIONAL_INT_FIELDS:
             if o[f] is not None:
                 check_int(o[f], f"{self._at(n)}: {f}")
+        for f in ("content_hash", "rev_hash"):
+            o[f] = self._digest(n, o[f], f)
         rec = self._time(n, o["recorded_at"], "recorded_at")
         if o["hlc"] >> 10 > self.limit:
             self._time(n, o["hlc"] >> 10, "the clock (hlc) of revision " + repr(rev_id))
@@ -207,7 +223,7 @@ class _Apply:
         if o["user_id"] != user:
             raise self._refuse(n, _USER, f"revision {rev_id!r} has user {o['user_id']!r} but its memory "
                                          f"{memory_id!r} is {user!r}'s")
-        prev_hash: str | None = None
+        prev_hash: bytes | None = None
         if o["version"] == 1:
             if rec != created_at:
                 raise self._refuse(n, _STARTS, f"revision {rev_id!r} starts memory {memory_id!r} at "
@@ -255,7 +271,7 @@ class _Apply:
             self.without_content += 1  # the memory was erased here: its words are not let back in
 
     def _check_hashes(self, n: int, o: dict[str, Any], content: dict[str, Any] | None, kind: str,
-                      key: str | None, prev_hash: str | None) -> None:
+                      key: str | None, prev_hash: bytes | None) -> None:
         got_content, got_rev = o["content_hash"], o["rev_hash"]
         if got_content is None and got_rev is None:
             return  # written before schema 8 (see localmem.core.chain): nothing to check
@@ -263,12 +279,12 @@ class _Apply:
         if content is not None:
             expect = chain.content_hash(*(content[f] for f in CONTENT_FIELDS))
             if got_content != expect:
-                raise self._refuse(n, _HASH, f"revision {rev_id!r} has content hash {got_content!r}, but its "
-                                             f"content hashes to {expect!r}")
+                raise self._refuse(n, _HASH, f"revision {rev_id!r} has content hash {_hex(got_content)}, but "
+                                             f"its content hashes to {expect.hex()}")
         expect = chain.rev_hash([o[f] for f in chain.HASHED_FIELDS], kind, key, got_content, prev_hash)
         if got_rev != expect:
-            raise self._refuse(n, _HASH, f"revision {rev_id!r} has hash {got_rev!r}, but its fields, content "
-                                         f"hash and the revision it follows hash to {expect!r}")
+            raise self._refuse(n, _HASH, f"revision {rev_id!r} has hash {_hex(got_rev)}, but its fields, "
+                                         f"content hash and the revision it follows hash to {expect.hex()}")
 
     def _derivation(self, n: int, o: dict[str, Any]) -> None:
         check_int(o["position"], f"{self._at(n)}: position")

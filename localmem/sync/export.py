@@ -93,9 +93,21 @@ def export(ledger: Ledger, path: str | os.PathLike[str], *, since: int | None = 
     )
 
 
+_HASHES = ("content_hash", "rev_hash")
+
+
+def _hex(value: object) -> str:
+    if isinstance(value, bytes):
+        return value.hex()
+    raise TypeError(f"cannot write {type(value).__name__}")
+
+
 def _row(kind: str, row: tuple[Any, ...]) -> dict[str, Any]:
     if kind == "revision":
         out: dict[str, Any] = {"t": "revision", **dict(zip(REVISION_FIELDS, row, strict=False))}
+        for f in _HASHES:  # digests travel as hex
+            if out[f] is not None:
+                out[f] = out[f].hex()
         n = len(REVISION_FIELDS)
         out["content"] = dict(zip(CONTENT_FIELDS, row[n + 1:], strict=True)) if row[n] else None
         return out
@@ -117,7 +129,7 @@ def digest(ledger: Ledger) -> str:
         for q in sql.DIGEST_PARTS:
             h.update(q.encode())
             for row in conn.execute(q):
-                h.update(json.dumps(row, separators=(",", ":")).encode() + b"\n")
+                h.update(json.dumps(row, separators=(",", ":"), default=_hex).encode() + b"\n")
     finally:
         conn.execute("COMMIT")
     return h.hexdigest()

@@ -46,31 +46,30 @@ HASHED_FIELDS = (
 )
 
 
-def _hex(value: object) -> str:
-    if isinstance(value, bytes):
-        return value.hex()
-    raise TypeError(f"cannot hash {type(value).__name__} {value!r:.40}")
-
-
-def _digest(items: Sequence[Any]) -> Digest:
-    # JSON of a flat list of ints, strings, nulls and (as hex) digests is canonical
-    # (ensure_ascii escapes everything else, lone surrogates included): no two lists encode alike.
-    return hashlib.sha256(json.dumps(items, separators=(",", ":"), default=_hex).encode("ascii")).digest()
+# One encoder, made once: json.dumps with any non-default argument builds a new one per call,
+# which cost more than the hashing. JSON of a flat list of ints, strings and nulls is canonical
+# (ensure_ascii escapes everything else, lone surrogates included): no two lists encode alike.
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True, check_circular=False).encode
+_NONE = bytes(32)
 
 
 def content_hash(text: str, value: str | None, attributes: str | None, source: str | None,
                  reason: str | None) -> Digest:
     """The digest of a revision's content (its columns as stored: JSON values as text)."""
-    return _digest((text, value, attributes, source, reason))
+    return hashlib.sha256(_encode([text, value, attributes, source, reason]).encode("ascii")).digest()
 
 
 def rev_hash(fields: Sequence[Any], kind: str, key: str | None, content: Digest | None,
              prev_hash: Digest | None) -> Digest:
     """The digest of a revision: its :data:`HASHED_FIELDS` values, its memory's kind and key,
     its content hash and the hash of the revision it follows (None for a first revision)."""
-    return _digest((*fields, kind, key, content, prev_hash))
+    items = [*fields, kind, key, None if content is None else content.hex(),
+             None if prev_hash is None else prev_hash.hex()]
+    return hashlib.sha256(_encode(items).encode("ascii")).digest()
 
 
 def link(prev_chain: Digest | None, revision: Digest | None, arrived_at: int) -> Digest:
-    """The local chain value of a revision: the previous row's chain, its hash, its arrival."""
-    return _digest((prev_chain, revision, arrived_at))
+    """The local chain value of a revision: the previous row's chain, its hash, its arrival
+    (fixed-width bytes; a missing digest counts as 32 zero bytes, which no SHA-256 gives)."""
+    return hashlib.sha256((prev_chain or _NONE) + (revision or _NONE)
+                          + arrived_at.to_bytes(8, "big", signed=True)).digest()

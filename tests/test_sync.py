@@ -580,6 +580,9 @@ def test_a_revision_without_content_for_a_memory_not_erased_is_refused(
         phone: localmem.Store, laptop: localmem.Store, tmp_path: Path) -> None:
     """A revision arriving without its words is allowed only for a memory erased by the end of the file."""
     memory, rev = _rows(_one_memory_file(phone, tmp_path))
+    content = rev["content"]
+    assert isinstance(content, dict)
+    rev["content_hash"] = chain.content_hash(*(content[f] for f in CONTENT_FIELDS)).hex()
     rev["content"] = None
     with pytest.raises(localmem.SyncRuleError, match="every revision has its content unless erased"):
         laptop.import_(_forge(tmp_path / "forged.gz", phone.device_id, [memory, rev]))

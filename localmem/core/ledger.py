@@ -133,7 +133,9 @@ class Ledger:
         if marker is not None and os.path.exists(marker):
             # An erase committed but its checkpoint never finished (a crash): scrub now.
             self._checkpoint_pending = True
-            with contextlib.suppress(LocalmemError):
+            # Best effort: a reader in another process, or a read-only file, leaves it for later
+            # (after the next write, or at close; doctor reports it meanwhile).
+            with contextlib.suppress(LocalmemError, apsw.Error):
                 self.checkpoint()
 
     # -- transactions ------------------------------------------------------------

@@ -27,7 +27,6 @@ reported and never half-applied, until its peer's clock (or the file) is fixed.
 """
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 from pathlib import Path
@@ -63,6 +62,7 @@ __all__ = ["import_", "MAX_SKEW"]
 #: refuse the file: adopted, they would carry this store's recorded time forward with them.
 MAX_SKEW: Micros = 86_400_000_000
 
+_INT64 = range(-(2**63), 2**63)
 _INT_FIELDS = ("version", "valid_from", "observed_at", "recorded_at", "retracted", "corrected", "hlc")
 _OPTIONAL_INT_FIELDS = ("valid_to", "expires_at")
 
@@ -129,13 +129,16 @@ class _Apply:
         """A hash as it travels (64 hex digits, or null) as it is stored (32 bytes)."""
         if value is None:
             return None
-        if isinstance(value, str) and len(value) == 64:
-            with contextlib.suppress(ValueError):
+        if type(value) is str and len(value) == 64:
+            try:
                 return bytes.fromhex(value)
+            except ValueError:
+                pass
         raise SyncFileError(f"{self._at(n)}: {what} {value!r:.80} is not a SHA-256 (64 hex digits)")
 
     def _time(self, n: int, value: object, what: str) -> int:
-        v = check_int(value, f"{self._at(n)}: {what}")
+        v = value if type(value) is int and value in _INT64 else check_int(value, f"{self._at(n)}: {what}")
+        assert isinstance(v, int)
         if v > self.limit:
             raise SyncClockError(
                 f"{self._at(n)}: {what} {_shown(v)} is more than a day after this store's clock "
@@ -193,9 +196,10 @@ class _Apply:
         c = self.conn
         rev_id, memory_id = o["rev_id"], o["memory_id"]
         for f in _INT_FIELDS:
-            check_int(o[f], f"{self._at(n)}: {f}")
+            if type(o[f]) is not int or o[f] not in _INT64:  # the message is only built when needed
+                check_int(o[f], f"{self._at(n)}: {f}")
         for f in _OPTIONAL_INT_FIELDS:
-            if o[f] is not None:
+            if o[f] is not None and (type(o[f]) is not int or o[f] not in _INT64):
                 check_int(o[f], f"{self._at(n)}: {f}")
         for f in ("content_hash", "rev_hash"):
             o[f] = self._digest(n, o[f], f)
@@ -205,6 +209,14 @@ class _Apply:
         content = o["content"]
         if content is not None and not isinstance(content, dict):
             raise SyncFileError(f"{self._at(n)}: content {content!r:.60} is not an object")
+        if content is not None and o["rev_hash"] is not None:
+            # A file leaves out the content hash where the content is there to compute it from.
+            computed = chain.content_hash(*(content[f] for f in CONTENT_FIELDS))
+            if o["content_hash"] not in (None, computed):
+                raise self._refuse(n, _HASH, f"revision {rev_id!r} has content hash "
+                                             f"{_hex(o['content_hash'])}, but its content hashes to "
+                                             f"{computed.hex()}")
+            o["content_hash"] = computed
         travelled = (*(o[f] for f in REVISION_FIELDS),
                      *((True, *(content[f] for f in CONTENT_FIELDS)) if content is not None else ()))
         have = c.execute(sql.REVISION_ROW, (rev_id,)).fetchone()
@@ -250,7 +262,7 @@ class _Apply:
                 if other != user:
                     raise self._refuse(n, _LINKS, f"revision {rev_id!r} of user {user!r} {verb} memory "
                                                   f"{o[link]!r} of user {other!r}")
-        self._check_hashes(n, o, content, kind, key, prev_hash)
+        self._check_hash(n, o, kind, key, prev_hash)
         self.last = max(self.last, rec)
         link_value = self.ledger.link(o["rev_hash"], self.last)
         row = {**o, "arrived_at": self.last, "chain": link_value}
@@ -270,17 +282,16 @@ class _Apply:
         if c.changes() == 0:
             self.without_content += 1  # the memory was erased here: its words are not let back in
 
-    def _check_hashes(self, n: int, o: dict[str, Any], content: dict[str, Any] | None, kind: str,
-                      key: str | None, prev_hash: bytes | None) -> None:
+    def _check_hash(self, n: int, o: dict[str, Any], kind: str, key: str | None,
+                    prev_hash: bytes | None) -> None:
         got_content, got_rev = o["content_hash"], o["rev_hash"]
-        if got_content is None and got_rev is None:
-            return  # written before schema 8 (see localmem.core.chain): nothing to check
         rev_id = o["rev_id"]
-        if content is not None:
-            expect = chain.content_hash(*(content[f] for f in CONTENT_FIELDS))
-            if got_content != expect:
-                raise self._refuse(n, _HASH, f"revision {rev_id!r} has content hash {_hex(got_content)}, but "
-                                             f"its content hashes to {expect.hex()}")
+        if got_rev is None:
+            if got_content is None:
+                return  # written before schema 8 (see localmem.core.chain): nothing to check
+            raise self._refuse(n, _HASH, f"revision {rev_id!r} has a content hash but no hash of its own")
+        if got_content is None:
+            raise self._refuse(n, _HASH, f"revision {rev_id!r} has neither its content nor its content hash")
         expect = chain.rev_hash([o[f] for f in chain.HASHED_FIELDS], kind, key, got_content, prev_hash)
         if got_rev != expect:
             raise self._refuse(n, _HASH, f"revision {rev_id!r} has hash {_hex(got_rev)}, but its fields, "

@@ -110,6 +110,8 @@ def _row(kind: str, row: tuple[Any, ...]) -> dict[str, Any]:
                 out[f] = out[f].hex()
         n = len(REVISION_FIELDS)
         out["content"] = dict(zip(CONTENT_FIELDS, row[n + 1:], strict=True)) if row[n] else None
+        if out["content"] is not None and out["rev_hash"] is not None:
+            out["content_hash"] = None  # the importer computes it from the content (64 bytes saved)
         return out
     names = {"memory": MEMORY_FIELDS, "derivation": DERIVATION_FIELDS, "tombstone": TOMBSTONE_FIELDS}[kind]
     return {"t": kind, **dict(zip(names, row, strict=True))}

@@ -63,6 +63,7 @@ __all__ = ["import_", "MAX_SKEW"]
 MAX_SKEW: Micros = 86_400_000_000
 
 _INT64 = range(-(2**63), 2**63)
+_CACHED = 1 << 16  # rows each of the import's two look-up caches holds at most
 _INT_FIELDS = ("version", "valid_from", "observed_at", "recorded_at", "retracted", "corrected", "hlc")
 _OPTIONAL_INT_FIELDS = ("valid_to", "expires_at")
 
@@ -103,6 +104,10 @@ class _Apply:
         self.first_seq: int | None = None
         self.last_seq: int | None = None
         self.contentless: list[tuple[int, str, str]] = []  # (line, memory, revision) with no content
+        # What the checks look up, as the file brings it: a memory's row comes just before its
+        # first revision, a revision's just before the next. Bounded: cleared when full.
+        self._memories: dict[str, tuple[Any, ...]] = {}
+        self._revisions: dict[str, tuple[Any, ...]] = {}
         self.erased: list[str] = []  # memories this import erased
 
     def _at(self, n: int) -> str:
@@ -179,12 +184,30 @@ class _Apply:
         if self.erased:
             self.ledger.erase_derived(self.erased, at=self.last, by=None)
 
+    def _memory_row(self, memory_id: str) -> tuple[Any, ...] | None:
+        """(user_id, kind, key, created_at) of a memory here, or None."""
+        row = self._memories.get(memory_id)
+        if row is None:
+            found = self.conn.execute(sql.MEMORY_ROW, (memory_id,)).fetchone()
+            if found is None:
+                return None
+            row = self._remember(self._memories, memory_id, tuple(found))
+        return row
+
+    @staticmethod
+    def _remember(cache: dict[str, tuple[Any, ...]], key: str, row: tuple[Any, ...]) -> tuple[Any, ...]:
+        if len(cache) >= _CACHED:
+            cache.clear()
+        cache[key] = row
+        return row
+
     def _memory(self, n: int, o: dict[str, Any]) -> None:
         self._time(n, o["created_at"], "created_at")
-        have = self.conn.execute(sql.MEMORY_ROW, (o["memory_id"],)).fetchone()
+        have = self._memory_row(o["memory_id"])
         vals = tuple(o[f] for f in MEMORY_FIELDS)
         if have is None:
             self.conn.execute(core_sql.INSERT_MEMORY, vals)
+            self._remember(self._memories, o["memory_id"], vals[1:])
             self.added["memory"] += 1
         elif tuple(have) != vals[1:]:
             raise self._refuse(n, _SAME_ID, f"memory {o['memory_id']!r} differs from the one here "
@@ -228,7 +251,7 @@ class _Apply:
                 raise self._refuse(n, _SAME_ID, f"revision {rev_id!r} differs from the one here")
             self.skipped += 1
             return
-        mem = c.execute(sql.MEMORY_ROW, (memory_id,)).fetchone()
+        mem = self._memory_row(memory_id)
         if mem is None:
             raise self._missing(n, f"revision {rev_id!r} belongs to memory {memory_id!r}")
         user, kind, key, created_at = mem
@@ -241,7 +264,7 @@ class _Apply:
                 raise self._refuse(n, _STARTS, f"revision {rev_id!r} starts memory {memory_id!r} at "
                                                f"{_shown(rec)}, not at its creation {_shown(created_at)}")
         else:
-            prev = c.execute(sql.PREV_ROW, (o["prev_rev"],)).fetchone()
+            prev = self._revisions.get(o["prev_rev"]) or c.execute(sql.PREV_ROW, (o["prev_rev"],)).fetchone()
             if prev is None:
                 raise self._missing(n, f"revision {rev_id!r} follows revision {o['prev_rev']!r}")
             p_memory, p_version, p_recorded, p_hlc, prev_hash = prev
@@ -255,7 +278,8 @@ class _Apply:
                                               f"{p_hlc} of the revision it follows")
         for link in ("supersedes", "superseded_by"):
             if o[link] is not None:
-                other = c.execute(sql.MEMORY_USER, (o[link],)).get
+                other_row = self._memory_row(o[link])
+                other = None if other_row is None else other_row[0]
                 verb = link.replace("_", " ")
                 if other is None:
                     raise self._missing(n, f"revision {rev_id!r} {verb} memory {o[link]!r}")
@@ -268,6 +292,7 @@ class _Apply:
         row = {**o, "arrived_at": self.last, "chain": link_value}
         c.execute(core_sql.INSERT_REVISION, tuple(row[f] for f in core_sql.STORED_REVISION_COLUMNS))
         self.ledger.set_head(link_value)
+        self._remember(self._revisions, rev_id, (memory_id, o["version"], rec, o["hlc"], o["rev_hash"]))
         seq = c.last_insert_rowid()
         if self.first_seq is None:
             self.first_seq = seq

@@ -85,24 +85,22 @@ def _own_header(ledger: Ledger, path: Path, top: int) -> dict[str, Any]:
         raise SyncFileError("named as this device's folder export but it holds one user's rows only")
     if mark["to"] > top:
         raise SyncFileError(f"its watermark {mark['to']} is beyond this store's newest revision {top}")
-    conn = ledger.connection
-    expected = int(conn.execute(sql.REVISIONS_IN_RANGE, (mark["from"], mark["to"])).get)
-    held = 0
-    with lines(path) as found:
-        for n, line in enumerate(found, 1):
-            if n == 1 or line.startswith(b'{"end"'):
-                continue
-            row = parse_line(line, n, path)
-            if row.get("t") != "revision":
-                continue
-            held += 1
-            seq = conn.execute(sql.SEQ_OF_REVISION, (row.get("rev_id"),)).get
-            if seq is None or not mark["from"] < seq <= mark["to"]:
-                raise SyncFileError(f"line {n} holds revision {row.get('rev_id')!r:.40}, which this "
-                                    "store did not export in that range")
-    if held != expected:
-        raise SyncFileError(f"it holds {held} revisions where this store has {expected} in its "
-                            "watermark range")
+    # Exports write revisions in local order: the file's must be exactly this store's, in turn.
+    cursor = ledger.connection.cursor()
+    try:
+        ours = (r[0] for r in cursor.execute(sql.REV_IDS_IN_RANGE, (mark["from"], mark["to"])))
+        with lines(path) as found:
+            for n, line in enumerate(found, 1):
+                if n == 1 or line.startswith(b'{"end"'):
+                    continue
+                row = parse_line(line, n, path)
+                if row.get("t") == "revision" and row.get("rev_id") != next(ours, None):
+                    raise SyncFileError(f"line {n} holds revision {row.get('rev_id')!r:.40}, which is not "
+                                        "the one this store exported there")
+        if next(ours, None) is not None:
+            raise SyncFileError("it lacks revisions this store has in its watermark range")
+    finally:
+        cursor.close()
     return header
 
 

@@ -27,8 +27,7 @@ __all__ = [
     "PREV_ROW",
     "MEMORY_USER",
     "PEER_FILE_SEEN",
-    "REVISIONS_IN_RANGE",
-    "SEQ_OF_REVISION",
+    "REV_IDS_IN_RANGE",
     "IS_ERASED",
     "INSERT_EXTRA_TOMBSTONE",
     "INSERT_IMPORT",
@@ -127,10 +126,8 @@ INSERT_PEER = "INSERT INTO sync_peers (peer, mark, recorded_at, file_sha256) VAL
 #: schema 8, without a hash, matches by number). Parameters: peer, mark, file_sha256.
 PEER_FILE_SEEN = ("SELECT 1 FROM sync_peers WHERE peer = ?1 AND mark = ?2"
                   " AND (file_sha256 = ?3 OR file_sha256 IS NULL) LIMIT 1")
-#: How many local revisions lie in a watermark range. Parameters: from (exclusive), to.
-REVISIONS_IN_RANGE = "SELECT count(*) FROM revisions WHERE seq > ? AND seq <= ?"
-#: A revision's local number. Parameter: rev_id.
-SEQ_OF_REVISION = "SELECT seq FROM revisions WHERE rev_id = ?"
+#: The revisions in a watermark range, in local order. Parameters: from (exclusive), to.
+REV_IDS_IN_RANGE = "SELECT rev_id FROM revisions WHERE seq > ? AND seq <= ? ORDER BY seq"
 #: How many tombstones this store holds.
 TOMBSTONE_COUNT = "SELECT (SELECT count(*) FROM erasures) + (SELECT count(*) FROM extra_tombstones)"
 

@@ -82,3 +82,25 @@ def test_a_trigger_recreated_with_other_sql_is_reported_by_name(store: localmem.
                              " SELECT RAISE(ABORT, 'localmem: revisions are immutable'); END")
     [failed] = [c for c in store.doctor().checks if not c.ok]
     assert failed.name == "immutability triggers present" and failed.detail == "changed: revisions_no_delete"
+
+
+def test_a_tombstone_naming_another_user_is_reported(store: localmem.Store) -> None:
+    """A tombstone inserted by hand for alice's memory under mallory's name fails doctor."""
+    m = store.add("Alice's diagnosis", user_id="alice")
+    store.connection.execute(
+        "INSERT INTO erasures (memory_id, tomb_id, user_id, erased_at, origin)"
+        " VALUES (?, ?, 'mallory', 0, 'x')",
+        (m.memory_id, "T" * 26))
+    failed = [c.name for c in store.doctor().checks if not c.ok]
+    assert failed == ["tombstones carry their memory's user"]
+
+
+def test_a_summary_left_behind_by_an_erase_made_by_hand_is_reported(store: localmem.Store) -> None:
+    """A source erased behind localmem's back (its summary kept, quoting it) fails doctor."""
+    source = store.add("Ann's secret nickname is Zorbluxia", user_id="ann")
+    store.derive("Ann is called Zorbluxia", from_=[source], user_id="ann")
+    store.connection.execute(
+        "INSERT INTO erasures (memory_id, tomb_id, user_id, erased_at, origin) VALUES (?, ?, 'ann', 0, 'x')",
+        (source.memory_id, "T" * 26))
+    failed = [c.name for c in store.doctor().checks if not c.ok]
+    assert failed == ["memories derived from an erased one are erased"]

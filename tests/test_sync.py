@@ -770,3 +770,24 @@ def test_a_hash_that_is_not_a_sha256_is_refused(phone: localmem.Store, laptop: l
     rev["rev_hash"] = "not a hash"
     with pytest.raises(localmem.SyncFileError, match="is not a SHA-256"):
         laptop.import_(_forge(tmp_path / "forged.gz", phone.device_id, [memory, rev]))
+
+
+@pytest.mark.parametrize("where", ["memory created_at", "revision hlc", "tombstone erased_at"])
+def test_every_time_a_file_brings_is_bounded_by_the_skew(
+        phone: localmem.Store, laptop: localmem.Store, tmp_path: Path, where: str) -> None:
+    """A memory's creation, a revision's clock or a tombstone's erased_at 10 days ahead refuses the file."""
+    m = phone.add("Alice: diagnosis", user_id="alice")
+    phone.erase(m.memory_id)
+    memory, rev, tomb = _rows(phone.export(tmp_path / "one.gz").path)
+    ahead = int(rev["recorded_at"]) + 10 * 86_400_000_000  # type: ignore[call-overload]
+    if where == "memory created_at":
+        memory["created_at"] = ahead
+    elif where == "revision hlc":
+        rev["hlc"] = ahead << 10
+        _rehash(rev, str(memory["kind"]), None, None)
+    else:
+        tomb["erased_at"] = ahead
+    before = full_dump(laptop)
+    with pytest.raises(localmem.SyncClockError, match="more than a day after"):
+        laptop.import_(_forge(tmp_path / "forged.gz", phone.device_id, [memory, rev, tomb]))
+    assert full_dump(laptop) == before

@@ -52,6 +52,16 @@ CREATE INDEX memories_user_key ON memories (user_id, key) WHERE key IS NOT NULL;
 --               recorded_at and its local arrival (the `imports` log). It never
 --               decreases as seq grows, so seq order is local visibility order.
 -- recorded_at and origin stay the origin device's.
+--
+-- Tamper evidence (schema 8) appended three more, 32-byte SHA-256 digests
+-- (localmem/core/chain.py; hex in sync files):
+--   content_hash  SHA-256 of the revision's content; it outlives an erase.
+--   rev_hash      SHA-256 of the revision's fields, its memory's kind and key,
+--                 content_hash and the rev_hash of prev_rev: a chain per memory,
+--                 the same on every device, travelling in sync files.
+--   chain         SHA-256 of the previous row's (by seq) chain, rev_hash and
+--                 arrived_at: this store's own chain, local like seq.
+-- Rows from before schema 8 have NULLs there.
 CREATE TABLE revisions (
     seq           INTEGER PRIMARY KEY,             -- local arrival order
     rev_id        TEXT NOT NULL UNIQUE CHECK (length(rev_id) = 26),
@@ -76,7 +86,7 @@ CREATE TABLE revisions (
     prev_rev      TEXT REFERENCES revisions (rev_id),      -- the revision this one follows
     supersedes    TEXT REFERENCES memories (memory_id),    -- the memory this one replaced
     superseded_by TEXT REFERENCES memories (memory_id),    -- the memory that replaced this one
-    origin        TEXT NOT NULL, hlc INTEGER NOT NULL DEFAULT 0, arrived_at INTEGER NOT NULL DEFAULT 0,                           -- device id that wrote it
+    origin        TEXT NOT NULL, hlc INTEGER NOT NULL DEFAULT 0, arrived_at INTEGER NOT NULL DEFAULT 0, content_hash BLOB CHECK (content_hash IS NULL OR length(content_hash) = 32), rev_hash BLOB CHECK (rev_hash IS NULL OR length(rev_hash) = 32), chain BLOB CHECK (chain IS NULL OR length(chain) = 32),                           -- device id that wrote it
     CHECK ((version = 1) = (prev_rev IS NULL))
 ) STRICT;
 
@@ -544,12 +554,14 @@ CREATE TABLE extra_tombstones (
 
 -- `localmem sync DIR`: how far each peer's export files in a folder have been
 -- imported here (the newest row per peer counts).
+-- file_sha256 (schema 8) is the SHA-256 of the imported file's bytes: a file is
+-- skipped as already imported only if its name's number and its bytes both match.
 CREATE TABLE sync_peers (
     seq          INTEGER PRIMARY KEY,
     peer         TEXT NOT NULL CHECK (length(peer) > 0),
     mark         INTEGER NOT NULL CHECK (mark >= 0),
     recorded_at  INTEGER NOT NULL
-) STRICT;
+, file_sha256 TEXT CHECK (file_sha256 IS NULL OR length(file_sha256) = 64)) STRICT;
 
 CREATE INDEX sync_peers_peer ON sync_peers (peer, mark);
 

@@ -28,8 +28,10 @@ from .errors import (
     RunConflictError,
     SchemaVersionError,
     StorageError,
+    SyncClockError,
     SyncFileError,
     SyncParentError,
+    SyncRuleError,
     SyncVersionError,
     UnknownZoneError,
 )
@@ -40,7 +42,7 @@ from .replay.receipts import Decision
 from .replay.runs import Run, RunEvent, View
 from .search.ranking import Hit
 from .store import UNSET, Check, DoctorReport, Store, StoreInfo, open
-from .sync.files import ExportSummary, ImportSummary, SyncSummary
+from .sync.files import ExportSummary, ImportSummary, SkippedFile, SyncSummary
 from .time.clock import Clock, TimeInput, system_clock
 from .time.interval import PRECISIONS, ValidTime
 from .time.resolver import TimeMention, find_times
@@ -79,9 +81,12 @@ __all__ = [
     "SyncFileError",
     "SyncVersionError",
     "SyncParentError",
+    "SyncRuleError",
+    "SyncClockError",
     "ExportSummary",
     "ImportSummary",
     "SyncSummary",
+    "SkippedFile",
     "InvalidInputError",
     "InvalidFilterError",
     "NaiveDatetimeError",

@@ -124,3 +124,14 @@ class SyncVersionError(SyncFileError):
 
 class SyncParentError(SyncFileError):
     """A sync export file's row refers to a memory or revision neither in the file before it nor here."""
+
+
+class SyncRuleError(SyncFileError):
+    """A sync export file's row would break one of the store's invariants (doctor's); nothing was applied."""
+
+
+class SyncClockError(SyncFileError):
+    """A sync export file's row carries a time too far ahead of this store's clock; the file is refused."""
+
+
+__all__ += ["SyncRuleError", "SyncClockError"]

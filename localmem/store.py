@@ -468,8 +468,11 @@ class Store(Replay):
         checkpointed and truncated once the transaction commits. If that
         checkpoint cannot finish (another reader, a storage fault), the erase is
         still committed; ``Erasure.checkpointed`` is False and the checkpoint is
-        retried after every later write and on close. A tombstone (who, when,
-        why) remains, as do the revision rows without their content. Keep
+        retried after every later write and on close; a crash before it finishes
+        leaves a marker file, and the next open checkpoints first. A tombstone (who, when,
+        why) remains, as do the revision rows without their content. Every memory
+        derived from this one (a summary quotes its sources) is erased with it, each
+        with its own tombstone (``Erasure.derived``). Keep
         ``reason`` free of the erased content: it is kept. Merging the index
         costs time in proportion to its size (see the README's benchmarks).
 
@@ -729,10 +732,18 @@ class Store(Replay):
         device and clock; it becomes visible to reads known at K only if it had arrived
         here by K. A revision of a memory erased here is stored without its content.
 
+        The file is evidence, not a command: each row is checked against doctor's
+        invariants and its hashes before it is written, and no time recorded more than
+        a day (``localmem.sync.apply.MAX_SKEW``) after this store's clock is let in. Any
+        refused row refuses the whole file (see the README's "Sync" section).
+
         Raises:
-            SyncFileError: the file is empty, not gzip, truncated, altered (checksum) or
-                malformed; SyncVersionError: another format or schema version;
-                SyncParentError: a row refers to something neither here nor earlier in it.
+            SyncFileError: the file is empty, not gzip, not a regular file, too large,
+                truncated, altered (checksum) or malformed; SyncVersionError: another
+                format or schema version; SyncParentError: a row refers to something
+                neither here nor earlier in it; SyncRuleError: a row would break an
+                invariant (naming the line and the rule); SyncClockError: a row's time
+                is too far ahead of this store's clock.
         """
         return sync_apply.import_(self._ledger, path)
 
@@ -740,8 +751,12 @@ class Store(Replay):
         """Sync through a folder every device can see (a USB stick, a synced drive).
 
         Imports, in order, every other device's export files there that this store has
-        not imported yet (a watermark per peer, kept in ``sync_peers``), then writes this
+        not imported yet (by number and bytes, kept in ``sync_peers``), then writes this
         device's own incremental export (``<device>.<n>.lmsync.gz``) if anything is new.
+        A file that is refused, or is not a regular file, is skipped and reported
+        (``SyncSummary.skipped``) and the sync goes on. After an erasure the export is a
+        full one and this device's older files are removed (``SyncSummary.pruned``).
+        See :mod:`localmem.sync.folder` for what is trusted.
         """
         return sync_folder.sync_dir(self._ledger, directory)
 

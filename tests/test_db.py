@@ -286,6 +286,11 @@ def test_a_version_1_file_is_migrated_to_schema_sql_and_keeps_its_memories(
         hits = store.search("knee", user_id="sam", current_only=False)
         assert [h.revision.memory_id for h in hits] == [memory_id]
         assert store.doctor().ok
+        # Rows from before schema 8 keep no hashes (rows are immutable); the chain starts after them.
+        assert store.connection.execute("SELECT rev_hash, chain FROM revisions").fetchall() == [(None, None)]
+        store.add("Sam's knee is better", user_id="sam")
+        assert store.connection.execute("SELECT count(*) FROM revisions WHERE chain IS NOT NULL").get == 1
+        assert store.doctor().ok
     with localmem.open(tmp_path / "fresh.db", clock=clock) as fresh:
         expected = _schema_of(fresh.connection)
 

@@ -57,3 +57,50 @@ def test_doctor_command_exits_non_zero_on_problems(
     out = capsys.readouterr().out
     assert "FAIL immutability triggers present: missing: content_no_delete" in out
     assert out.rstrip().endswith("PROBLEMS FOUND")
+
+
+def test_doctor_prints_the_chain_head_which_each_write_moves(store: localmem.Store) -> None:
+    """The hash chain's check names how many revisions it covers and its head, the newest revision's chain."""
+    def chain_check() -> str:
+        [check] = [c for c in store.doctor().checks if c.name == "revision hashes chain"]
+        assert check.ok
+        return check.detail
+
+    m = store.add("fee", user_id="acct", value=4)
+    head = store.connection.execute("SELECT chain FROM revisions ORDER BY seq DESC LIMIT 1").get
+    assert chain_check() == f"ok: 1 revisions chained, head {head.hex()}"
+    store.correct(m.memory_id, value=7)
+    later = store.connection.execute("SELECT chain FROM revisions ORDER BY seq DESC LIMIT 1").get
+    assert later != head and chain_check() == f"ok: 2 revisions chained, head {later.hex()}"
+
+
+def test_a_trigger_recreated_with_other_sql_is_reported_by_name(store: localmem.Store) -> None:
+    """A trigger of the right name but other SQL (here: one that never fires) fails the trigger check."""
+    store.add("x", user_id="u")
+    store.connection.execute("DROP TRIGGER revisions_no_delete")
+    store.connection.execute("CREATE TRIGGER revisions_no_delete BEFORE DELETE ON revisions WHEN 0 BEGIN"
+                             " SELECT RAISE(ABORT, 'localmem: revisions are immutable'); END")
+    [failed] = [c for c in store.doctor().checks if not c.ok]
+    assert failed.name == "immutability triggers present" and failed.detail == "changed: revisions_no_delete"
+
+
+def test_a_tombstone_naming_another_user_is_reported(store: localmem.Store) -> None:
+    """A tombstone inserted by hand for alice's memory under mallory's name fails doctor."""
+    m = store.add("Alice's diagnosis", user_id="alice")
+    store.connection.execute(
+        "INSERT INTO erasures (memory_id, tomb_id, user_id, erased_at, origin)"
+        " VALUES (?, ?, 'mallory', 0, 'x')",
+        (m.memory_id, "T" * 26))
+    failed = [c.name for c in store.doctor().checks if not c.ok]
+    assert failed == ["tombstones carry their memory's user"]
+
+
+def test_a_summary_left_behind_by_an_erase_made_by_hand_is_reported(store: localmem.Store) -> None:
+    """A source erased behind localmem's back (its summary kept, quoting it) fails doctor."""
+    source = store.add("Ann's secret nickname is Zorbluxia", user_id="ann")
+    store.derive("Ann is called Zorbluxia", from_=[source], user_id="ann")
+    store.connection.execute(
+        "INSERT INTO erasures (memory_id, tomb_id, user_id, erased_at, origin) VALUES (?, ?, 'ann', 0, 'x')",
+        (source.memory_id, "T" * 26))
+    failed = [c.name for c in store.doctor().checks if not c.ok]
+    assert failed == ["memories derived from an erased one are erased"]

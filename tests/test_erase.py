@@ -8,6 +8,7 @@ content row, a full-text index page, a freed page or an old WAL frame.
 
 from __future__ import annotations
 
+import os
 import random
 import sqlite3
 from collections.abc import Callable
@@ -241,3 +242,114 @@ def test_stdlib_sqlite3_can_still_search_after_an_erase(
     finally:
         conn.close()
     assert hits == (1,)
+
+
+# -- what erase reaches (issue 15) ----------------------------------------------------------------
+
+
+def test_erasing_a_source_erases_the_memories_derived_from_it(
+        file_store: localmem.Store, db_path: Path) -> None:
+    """A summary quoting an erased memory (and a summary of that summary) is erased with it: no word stays."""
+    secret = file_store.add("Ann's secret nickname is Zorbluxia", user_id="ann")
+    kept = file_store.add("Ann plays the Plindragosh every Sunday", user_id="ann")
+    summary = file_store.derive("Ann, called Zorbluxia, plays music", from_=[secret, kept], user_id="ann")
+    digest = file_store.derive("Weekly: Zorbluxia still plays", from_=[summary], user_id="ann")
+    erasure = file_store.erase(secret.memory_id, reason="user request")
+    assert set(erasure.derived) == {summary.memory_id, digest.memory_id}
+    assert file_store.search("Zorbluxia", user_id="ann") == []
+    assert traces(db_path, {"Zorbluxia": "zorblux"}) == []
+    assert file_store.get(kept.memory_id) is not None and on_disk(db_path, "Plindragosh")
+    assert file_store.doctor().ok
+
+
+def test_an_imported_erasure_erases_what_this_device_derived_from_the_memory(tmp_path: Path) -> None:
+    """A peer's tombstone for a memory this device summarised erases the summary here too."""
+    phone = localmem.open(tmp_path / "phone.db", clock=FrozenClock("2026-03-02T09:00:00Z"))
+    laptop = localmem.open(tmp_path / "laptop.db", clock=FrozenClock("2026-03-02T09:00:00Z"))
+    secret = phone.add("Ann's secret nickname is Zorbluxia", user_id="ann")
+    laptop.import_(phone.export(tmp_path / "1.gz").path)
+    summary = laptop.derive("Ann is called Zorbluxia", from_=[secret.rev_id], user_id="ann")
+    phone.erase(secret.memory_id)
+    laptop.import_(phone.export(tmp_path / "2.gz").path)
+    assert laptop.search("Zorbluxia", user_id="ann") == []
+    assert laptop.connection.execute("SELECT count(*) FROM erasures WHERE memory_id = ?",
+                                     (summary.memory_id,)).get == 1
+    assert laptop.doctor().ok
+    phone.close()
+    laptop.close()
+
+
+_CRASH_AFTER_COMMIT = """
+import os, sys
+import localmem
+from localmem.core.ledger import Ledger
+Ledger.checkpoint = lambda self: False  # the process dies before its checkpoint runs
+s = localmem.open(sys.argv[1])
+s.erase(s.read("ann")[0].memory_id)
+os._exit(0)
+"""
+
+
+def test_a_crash_between_commit_and_checkpoint_is_scrubbed_on_the_next_open(db_path: Path) -> None:
+    """Erased words left in the main file by a crash before the checkpoint are gone once the file is opened
+    again (before it is closed), and doctor then passes."""
+    import subprocess
+    import sys
+
+    with localmem.open(db_path) as s:
+        s.add("Ann's secret nickname is Zorbluxia", user_id="ann")
+    assert on_disk(db_path, "Zorbluxia")  # checkpointed into the main file at close
+    subprocess.run([sys.executable, "-c", _CRASH_AFTER_COMMIT, str(db_path)], check=True, timeout=60)
+    assert Path(f"{db_path}-erasing").exists()
+    assert on_disk(db_path, "Zorbluxia")  # the crash window: the words are still in the main file
+    with localmem.open(db_path) as s:
+        assert traces(db_path, {"Zorbluxia": "zorblux"}) == []
+        assert not Path(f"{db_path}-erasing").exists()
+        assert s.doctor().ok
+
+
+def test_doctor_fails_while_an_erase_awaits_its_checkpoint(file_store: localmem.Store, db_path: Path) -> None:
+    """The marker an unfinished erase leaves makes doctor fail, naming it."""
+    Path(f"{db_path}-erasing").touch()
+    failed = {c.name: c.detail for c in file_store.doctor().checks if not c.ok}
+    assert list(failed) == ["no erase awaits its checkpoint"] and "-erasing" in failed[
+        "no erase awaits its checkpoint"]
+
+
+def test_export_files_are_private_like_the_database(file_store: localmem.Store, tmp_path: Path) -> None:
+    """A sync export is created 0600 whatever the umask, as the database is."""
+    file_store.add("Ann's secret", user_id="ann")
+    old = os.umask(0o022)
+    try:
+        out = Path(file_store.export(tmp_path / "x.gz").path)
+        folder = tmp_path / "Sync"
+        folder.mkdir()
+        summary = file_store.sync_dir(folder)
+    finally:
+        os.umask(old)
+    assert summary.exported is not None
+    for path in (out, Path(summary.exported.path)):
+        assert path.stat().st_mode & 0o777 == 0o600, path
+
+
+def test_sync_dir_prunes_its_own_files_superseded_by_an_erasure(file_store: localmem.Store,
+                                                                 tmp_path: Path) -> None:
+    """After an erase, the next sync writes a full export and removes this device's older files, so no
+    file in the folder holds the erased words."""
+    import gzip
+
+    folder = tmp_path / "Sync"
+    folder.mkdir()
+    secret = file_store.add("Ann's secret nickname is Zorbluxia", user_id="ann")
+    file_store.add("Ann plays the Plindragosh", user_id="ann")
+    file_store.sync_dir(folder)
+    file_store.add("Ann likes tea", user_id="ann")
+    file_store.sync_dir(folder)
+    file_store.erase(secret.memory_id)
+    result = file_store.sync_dir(folder)
+    assert result.exported is not None and result.exported.since == 0 and result.exported.revisions == 3
+    assert len(result.pruned) == 2
+    files = list(folder.iterdir())
+    assert [p.name for p in files] == [Path(result.exported.path).name]
+    text = gzip.decompress(files[0].read_bytes())
+    assert b"Zorbluxia" not in text and b"Plindragosh" in text

@@ -361,6 +361,8 @@ REVISION_COLUMNS = [
     "retracted", "corrected", "prev_rev", "supersedes", "superseded_by", "origin",
     # Sync's: an order key and the start of local visibility, neither an end of record time.
     "hlc", "arrived_at",
+    # Tamper evidence's hashes (localmem/core/chain.py).
+    "content_hash", "rev_hash", "chain",
 ]
 
 

@@ -219,8 +219,7 @@ def test_c3_summary_invisible_to_monday_and_stale_after_thursdays_correction(
                                                            support["text_pref"].rev_id)
 
 
-@pytest.mark.parametrize(("op", "reason"), [("supersede", "superseded"), ("retract", "retracted"),
-                                            ("erase", "erased")])
+@pytest.mark.parametrize(("op", "reason"), [("supersede", "superseded"), ("retract", "retracted")])
 def test_every_kind_of_source_change_makes_a_summary_stale(
     store: localmem.Store, clock: FrozenClock, support: dict[str, localmem.Revision], op: str, reason: str
 ) -> None:
@@ -238,7 +237,19 @@ def test_every_kind_of_source_change_makes_a_summary_stale(
     [why] = item.staleness
     assert why.reason == reason
     assert why.replaced_by == (replaced.memory_id if replaced else None)
-    assert (why.newer_rev is None) == (op == "erase")
+    assert why.newer_rev is not None
+
+
+def test_erasing_a_source_erases_the_summary_instead_of_flagging_it(
+    store: localmem.Store, clock: FrozenClock, support: dict[str, localmem.Revision]
+) -> None:
+    """A summary quotes its sources, so an erased source takes the summary with it (not just stale)."""
+    clock.set(at("09:00", THURSDAY))
+    summary = support["summary"]
+    erasure = store.erase(support["text_pref"].memory_id)
+    assert erasure.derived == (summary.memory_id,)
+    assert store.stale("cust") == []
+    assert store.erasure(summary.memory_id) is not None
 
 
 def test_c4_run_sees_a_new_fact_only_after_it_advances(store: localmem.Store, clock: FrozenClock) -> None:

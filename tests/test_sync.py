@@ -19,6 +19,9 @@ import apsw
 import pytest
 
 import localmem
+from localmem.core import chain
+from localmem.core.db import SCHEMA_VERSION
+from localmem.sync.files import CONTENT_FIELDS
 from localmem.testing import FrozenClock
 
 FAR = "2100-01-01T00:00:00Z"
@@ -141,12 +144,13 @@ def test_revision_recorded_monday_imported_wednesday_is_invisible_to_a_tuesday_r
 
 def test_a_revision_from_a_clock_ahead_is_not_visible_before_its_origin_recorded_it(
         phone: localmem.Store, tmp_path: Path) -> None:
-    """Visibility is the later of origin recorded_at and arrival: a future-dated row waits."""
-    ahead, _ = _open(tmp_path / "ahead.db", "2026-03-10T00:00:00Z")
+    """Visibility is the later of origin recorded_at and arrival: a row from a clock ahead (within the
+    allowed skew) waits."""
+    ahead, _ = _open(tmp_path / "ahead.db", "2026-03-02T20:00:00Z")
     rev = ahead.add("from the future", user_id="sam")
     phone.import_(ahead.export(tmp_path / "a.gz").path)
-    assert phone.get(rev.memory_id, known_at="2026-03-05T00:00:00Z") is None
-    assert phone.get(rev.memory_id, known_at="2026-03-10T00:00:00Z") is not None
+    assert phone.get(rev.memory_id, known_at="2026-03-02T12:00:00Z") is None
+    assert phone.get(rev.memory_id, known_at="2026-03-02T20:00:00Z") is not None
     # Later local writes are recorded after it (the store's recorded time never goes backwards).
     assert phone.add("next", user_id="sam").recorded_at >= rev.recorded_at
     assert phone.doctor().ok
@@ -249,6 +253,16 @@ def _rewrite(src: Path, dst: Path, edit: Edit, *, fix_checksum: bool = True) -> 
     return dst
 
 
+def _rehash(row: dict[str, object], kind: str, key: str | None, prev_hash: str | None) -> None:
+    """Recompute a forged revision row's hashes, as a careful forger would."""
+    content = row["content"]
+    if isinstance(content, dict):
+        row["content_hash"] = chain.content_hash(*(content[f] for f in CONTENT_FIELDS)).hex()
+    row["rev_hash"] = chain.rev_hash([row[f] for f in chain.HASHED_FIELDS], kind, key,
+                                     bytes.fromhex(str(row["content_hash"])),
+                                     None if prev_hash is None else bytes.fromhex(prev_hash)).hex()
+
+
 def _header_edit(**changes: object) -> Edit:
     def edit(lines: list[bytes]) -> list[bytes]:
         header = json.loads(lines[0])
@@ -320,6 +334,7 @@ def test_a_row_breaking_a_constraint_rolls_the_whole_import_back(
     def spoil(lines: list[bytes]) -> list[bytes]:
         row = json.loads(lines[-1])
         row["precision"] = "fortnight"
+        _rehash(row, "fact", None, None)  # so the row reaches the table's CHECK
         return [*lines[:-1], json.dumps(row).encode() + b"\n"]
 
     bad = _rewrite(good, tmp_path / "bad.gz", spoil)
@@ -468,3 +483,323 @@ def test_cli_sync_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     capsys.readouterr()
     with localmem.open(a) as sa, localmem.open(b) as sb:
         assert sa.digest() == sb.digest()
+
+
+# -- a file is evidence, not a command (issue 15) ------------------------------------------------
+
+
+def _rows(path: Path | str) -> list[dict[str, object]]:
+    """The rows of a sync file (header and trailer left out)."""
+    return [json.loads(x) for x in gzip.decompress(Path(path).read_bytes()).splitlines()[1:-1]]
+
+
+def _forge(path: Path, origin: str, rows: list[dict[str, object]], **header: object) -> Path:
+    """A well-formed sync file (valid header, counts and checksum) holding exactly ``rows``."""
+    import hashlib
+
+    counts = {k: sum(r["t"] == k for r in rows) for k in ("memory", "revision", "derivation", "tombstone")}
+    head = {"format": "localmem-sync", "format_version": 1, "schema_version": SCHEMA_VERSION,
+            "origin": origin, "created_at": 0, "watermark": {"from": 0, "to": len(rows)},
+            "user_id": None, "counts": counts, **header}
+    body = b"".join(json.dumps(x, separators=(",", ":")).encode() + b"\n" for x in [head, *rows])
+    trailer = {"end": {"sha256": hashlib.sha256(body).hexdigest(), "rows": len(rows)}}
+    path.write_bytes(gzip.compress(body + json.dumps(trailer).encode() + b"\n"))
+    return path
+
+
+def test_a_peer_clock_in_2150_is_refused_and_never_carries_this_stores_clock(
+        phone: localmem.Store, tmp_path: Path) -> None:
+    """A file recorded far in the future is quarantined (SyncClockError, nothing applied); local writes
+    keep recording at this store's own clock."""
+    future, _ = _open(tmp_path / "future.db", "2150-01-01T00:00:00Z")
+    future.add("from a clock gone wrong", user_id="sam")
+    path = future.export(tmp_path / "f.gz").path
+    before = full_dump(phone)
+    with pytest.raises(localmem.SyncClockError, match=r"line 2 .*more than a day after this store's clock"):
+        phone.import_(path)
+    assert full_dump(phone) == before
+    assert phone.add("today", user_id="sam").recorded_at.year == 2026
+    future.close()
+
+
+def test_a_clock_past_the_recorded_range_is_a_clear_error(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """A local clock in 2300 (past what a 64-bit hybrid clock holds) refuses the write with one line."""
+    from localmem.cli import main
+
+    db = str(tmp_path / "x.db")
+    assert main(["--db", db, "--now", "2300-01-01T00:00Z", "add", "x", "--user", "u"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("localmem: error:") and "2200-01-01" in err and len(err.splitlines()) == 1
+    s, _ = _open(db, "2300-01-01T00:00:00Z")
+    with pytest.raises(localmem.InvalidTimeError, match="2300-01-01"):
+        s.add("x", user_id="u")
+    assert s.connection.execute("SELECT count(*) FROM revisions").get == 0
+    s.close()
+
+
+def _one_memory_file(store: localmem.Store, tmp_path: Path, text: str = "Alice: diagnosis") -> Path:
+    store.add(text, user_id="alice")
+    return Path(store.export(tmp_path / "one.gz").path)
+
+
+def test_a_revision_with_another_users_id_is_refused_naming_the_line_and_rule(
+        phone: localmem.Store, laptop: localmem.Store, tmp_path: Path) -> None:
+    """Alice's memory with a revision claiming user mallory (hashes recomputed) applies nothing."""
+    memory, rev = _rows(_one_memory_file(phone, tmp_path))
+    rev["user_id"] = "mallory"
+    _rehash(rev, str(memory["kind"]), None, None)
+    forged = _forge(tmp_path / "forged.gz", phone.device_id, [memory, rev])
+    before = full_dump(laptop)
+    with pytest.raises(localmem.SyncRuleError, match=r"line 3 .*revisions carry their memory's user"):
+        laptop.import_(forged)
+    assert full_dump(laptop) == before
+    assert laptop.read("mallory") == [] and laptop.doctor().ok
+
+
+def test_a_peer_correction_older_than_the_local_revision_it_follows_is_refused(
+        laptop: localmem.Store, tmp_path: Path) -> None:
+    """A 'correction' of a memory only this store has, recorded before the revision it follows, is refused."""
+    mine = laptop.add("fee is 4", user_id="acct", value=4)
+    memory, first = _rows(laptop.export(tmp_path / "mine.gz").path)
+    fake = {**first, "rev_id": "01" + "Z" * 24, "version": 2, "op": "correct", "prev_rev": mine.rev_id,
+            "recorded_at": int(first["recorded_at"]) - 86_400_000_000,  # type: ignore[call-overload]
+            "hlc": int(first["hlc"]) + 1, "origin": "evil",  # type: ignore[call-overload]
+            "content": {**first["content"], "value": "999"}}  # type: ignore[dict-item]
+    _rehash(fake, str(memory["kind"]), None, str(first["rev_hash"]))
+    before = full_dump(laptop)
+    with pytest.raises(localmem.SyncRuleError, match="each revision follows the previous version"):
+        laptop.import_(_forge(tmp_path / "forged.gz", "evil", [fake]))
+    assert full_dump(laptop) == before
+    kept = laptop.get(mine.memory_id, known_at=FAR)
+    assert kept is not None and kept.value == 4
+
+
+def test_a_known_revision_id_with_other_content_is_refused_not_skipped(
+        phone: localmem.Store, laptop: localmem.Store, tmp_path: Path) -> None:
+    """Reusing a revision id laptop already holds, with other words, is an error (it was skipped silently)."""
+    good = _one_memory_file(phone, tmp_path)
+    laptop.import_(good)
+    memory, rev = _rows(good)
+    rev["content"] = {**rev["content"], "text": "Alice: nothing wrong"}  # type: ignore[dict-item]
+    _rehash(rev, str(memory["kind"]), None, None)
+    with pytest.raises(localmem.SyncRuleError, match="an id names one row"):
+        laptop.import_(_forge(tmp_path / "forged.gz", phone.device_id, [memory, rev]))
+    assert [m.text for m in laptop.read("alice")] == ["Alice: diagnosis"]
+
+
+def test_a_revision_without_content_for_a_memory_not_erased_is_refused(
+        phone: localmem.Store, laptop: localmem.Store, tmp_path: Path) -> None:
+    """A revision arriving without its words is allowed only for a memory erased by the end of the file."""
+    memory, rev = _rows(_one_memory_file(phone, tmp_path))
+    content = rev["content"]
+    assert isinstance(content, dict)
+    rev["content_hash"] = chain.content_hash(*(content[f] for f in CONTENT_FIELDS)).hex()
+    rev["content"] = None
+    with pytest.raises(localmem.SyncRuleError, match="every revision has its content unless erased"):
+        laptop.import_(_forge(tmp_path / "forged.gz", phone.device_id, [memory, rev]))
+
+
+@pytest.mark.parametrize("field", ["hlc", "valid_from"])
+def test_integers_beyond_64_bits_are_a_sync_file_error(
+        phone: localmem.Store, laptop: localmem.Store, tmp_path: Path, field: str) -> None:
+    """hlc or valid_from of 2**70 is refused as a SyncFileError, not an OverflowError."""
+    memory, rev = _rows(_one_memory_file(phone, tmp_path))
+    rev[field] = 2**70
+    with pytest.raises(localmem.SyncFileError, match="64 bits"):
+        laptop.import_(_forge(tmp_path / "forged.gz", phone.device_id, [memory, rev]))
+
+
+def test_a_header_with_a_created_at_that_is_not_a_time_is_refused(
+        phone: localmem.Store, laptop: localmem.Store, tmp_path: Path) -> None:
+    """created_at: "yesterday" in the header is a SyncFileError before anything is read further."""
+    rows = _rows(_one_memory_file(phone, tmp_path))
+    with pytest.raises(localmem.SyncFileError, match="created_at"):
+        laptop.import_(_forge(tmp_path / "forged.gz", phone.device_id, rows, created_at="yesterday"))
+
+
+def test_a_row_nested_200k_deep_is_refused(phone: localmem.Store, laptop: localmem.Store,
+                                          tmp_path: Path) -> None:
+    """JSON nested 200,000 deep is a SyncFileError, not a RecursionError."""
+    import hashlib
+
+    rows = _rows(_one_memory_file(phone, tmp_path))
+    path = _forge(tmp_path / "deep.gz", phone.device_id, rows)
+    lines = gzip.decompress(path.read_bytes()).splitlines(keepends=True)
+    lines[2] = b'{"t":"revision","content":' + b"[" * 200_000 + b"]" * 200_000 + b"}\n"
+    trailer = {"end": {"sha256": hashlib.sha256(b"".join(lines[:-1])).hexdigest(), "rows": 2}}
+    path.write_bytes(gzip.compress(b"".join(lines[:-1]) + json.dumps(trailer).encode() + b"\n"))
+    with pytest.raises(localmem.SyncFileError, match="nests JSON too deeply"):
+        laptop.import_(path)
+
+
+def test_a_small_gzip_expanding_to_one_huge_line_is_refused_without_holding_it(
+        laptop: localmem.Store, tmp_path: Path) -> None:
+    """A gzip of a few KB that expands to one 20 MB line is refused at the 16 MB line limit."""
+    from localmem.sync import files
+
+    bomb = tmp_path / "bomb.gz"
+    bomb.write_bytes(gzip.compress(b'{"format":"' + b" " * (20 << 20) + b'"}\n'))
+    assert bomb.stat().st_size < 100_000 and files.MAX_LINE_BYTES == 16 << 20
+    with pytest.raises(localmem.SyncFileError, match="longer than 16777216 bytes"):
+        laptop.import_(bomb)
+
+
+def test_a_file_over_the_size_limit_is_refused(phone: localmem.Store, laptop: localmem.Store,
+                                               tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sync file larger than MAX_FILE_BYTES is refused before it is read."""
+    from localmem.sync import files
+
+    path = _one_memory_file(phone, tmp_path)
+    monkeypatch.setattr(files, "MAX_FILE_BYTES", 100)
+    with pytest.raises(localmem.SyncFileError, match="at most 100 bytes"):
+        laptop.import_(path)
+
+
+def _within(seconds: float, fn: object) -> BaseException | None:
+    """Run ``fn`` in a thread; fail the test if it has not finished in time (a FIFO would hang it)."""
+    import threading
+
+    out: list[BaseException | None] = [None]
+
+    def run() -> None:
+        try:
+            fn()  # type: ignore[operator]
+        except BaseException as exc:  # noqa: BLE001 - handed back to the test
+            out[0] = exc
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(seconds)
+    assert not t.is_alive(), "it hung"
+    return out[0]
+
+
+def test_a_fifo_a_directory_and_a_device_are_refused_without_hanging(tmp_path: Path) -> None:
+    """Only regular files are read: a FIFO is refused at once (it used to wait for a writer forever)."""
+    fifo = tmp_path / "pipe.gz"
+    os.mkfifo(fifo)
+    folder = tmp_path / "dir.gz"
+    folder.mkdir()
+    s, _ = _open(tmp_path / "s.db", "2026-03-02T09:00:00Z")
+    for path, kind in ((fifo, "a FIFO"), (folder, "a directory"), (Path("/dev/zero"), "a device")):
+        err = _within(10, lambda p=path: s.import_(p))
+        assert isinstance(err, localmem.SyncFileError) and kind in str(err), (path, err)
+    s.close()
+
+
+def _folder_with_peer(tmp_path: Path) -> tuple[Path, localmem.Store, localmem.Store]:
+    folder = tmp_path / "Sync"
+    folder.mkdir()
+    phone, _ = _open(tmp_path / "phone.db", "2026-03-02T09:00:00Z")
+    laptop, _ = _open(tmp_path / "laptop.db", "2026-03-02T09:00:00Z")
+    phone.add("Sam is vegetarian", user_id="sam")
+    phone.sync_dir(folder)
+    return folder, phone, laptop
+
+
+def test_sync_dir_skips_and_reports_bad_files_and_still_writes_its_own(tmp_path: Path) -> None:
+    """A bad gzip, a directory, a symlink to /etc/passwd and a FIFO under matching names are skipped with
+    reasons; the good peer file is imported and this device's export is written."""
+    folder, phone, laptop = _folder_with_peer(tmp_path)
+    laptop.add("laptop's own", user_id="sam")
+    (folder / "aaaa.000001.lmsync.gz").write_bytes(b"\x1f\x8bnot gzip at all")
+    (folder / "bbbb.000001.lmsync.gz").mkdir()
+    (folder / "cccc.000001.lmsync.gz").symlink_to("/etc/passwd")
+    os.mkfifo(folder / "dddd.000001.lmsync.gz")
+    box: list[localmem.SyncSummary] = []
+    assert _within(20, lambda: box.append(laptop.sync_dir(folder))) is None
+    [result] = box
+    assert [Path(i.path).name for i in result.imported] == [f"{phone.device_id}.000001.lmsync.gz"]
+    assert sorted(Path(k.path).name[:4] for k in result.skipped) == ["aaaa", "bbbb", "cccc", "dddd"]
+    assert all(k.reason for k in result.skipped)
+    assert result.exported is not None and result.exported.revisions == 2
+    phone.close()
+    laptop.close()
+
+
+def test_a_forged_own_file_with_a_huge_watermark_is_not_trusted(tmp_path: Path) -> None:
+    """`<own-id>.000002` claiming watermark 10**6 is skipped as untrusted; the next export still carries
+    the new revisions."""
+    folder, phone, _laptop = _folder_with_peer(tmp_path)
+    own = folder / f"{phone.device_id}.000001.lmsync.gz"
+    _rewrite(own, folder / f"{phone.device_id}.000002.lmsync.gz",
+             _header_edit(watermark={"from": 0, "to": 10**6}))
+    phone.add("Sam runs on Sundays", user_id="sam")
+    result = phone.sync_dir(folder)
+    assert result.exported is not None and result.exported.revisions == 1
+    assert any("not trusted" in k.reason and k.path.endswith(".000002.lmsync.gz") for k in result.skipped)
+    _laptop.close()
+    phone.close()
+
+
+def test_a_forged_peer_file_numbered_999999_does_not_block_the_peers_later_files(tmp_path: Path) -> None:
+    """A copy of phone's file named `<phone>.999999`, imported then removed, hides none of its later files."""
+    folder, phone, laptop = _folder_with_peer(tmp_path)
+    genuine = folder / f"{phone.device_id}.000001.lmsync.gz"
+    forged = folder / f"{phone.device_id}.999999.lmsync.gz"
+    forged.write_bytes(genuine.read_bytes())
+    laptop.sync_dir(folder)
+    forged.unlink()
+    later = phone.add("Sam moved to Berlin", user_id="sam")
+    assert phone.sync_dir(folder).exported is not None
+    result = laptop.sync_dir(folder)
+    assert [Path(i.path).name for i in result.imported] == [f"{phone.device_id}.000002.lmsync.gz"]
+    assert laptop.get(later.memory_id, known_at=FAR) is not None
+    phone.close()
+    laptop.close()
+
+
+def test_names_ending_in_a_newline_do_not_match(tmp_path: Path) -> None:
+    """`<phone>.000001.lmsync.gz\\n` is not a sync file name: it is neither imported nor reported."""
+    folder, phone, laptop = _folder_with_peer(tmp_path)
+    genuine = folder / f"{phone.device_id}.000001.lmsync.gz"
+    genuine.rename(folder / (genuine.name + "\n"))
+    result = laptop.sync_dir(folder)
+    assert result.imported == () and result.skipped == ()
+    phone.close()
+    laptop.close()
+
+
+def test_a_file_named_as_another_devices_is_refused(tmp_path: Path) -> None:
+    """A copy of phone's file named as device C's is skipped (its header's origin is phone), not recorded."""
+    folder, phone, laptop = _folder_with_peer(tmp_path)
+    genuine = folder / f"{phone.device_id}.000001.lmsync.gz"
+    genuine.rename(folder / "cafe.000001.lmsync.gz")
+    result = laptop.sync_dir(folder)
+    assert result.imported == ()
+    [skip] = result.skipped
+    assert "named as device 'cafe'" in skip.reason
+    assert laptop.connection.execute("SELECT count(*) FROM sync_peers WHERE peer = 'cafe'").get == 0
+    phone.close()
+    laptop.close()
+
+
+def test_a_hash_that_is_not_a_sha256_is_refused(phone: localmem.Store, laptop: localmem.Store,
+                                                 tmp_path: Path) -> None:
+    """A revision's rev_hash must be 64 hex digits (a SHA-256), else the file is a SyncFileError."""
+    memory, rev = _rows(_one_memory_file(phone, tmp_path))
+    rev["rev_hash"] = "not a hash"
+    with pytest.raises(localmem.SyncFileError, match="is not a SHA-256"):
+        laptop.import_(_forge(tmp_path / "forged.gz", phone.device_id, [memory, rev]))
+
+
+@pytest.mark.parametrize("where", ["memory created_at", "revision hlc", "tombstone erased_at"])
+def test_every_time_a_file_brings_is_bounded_by_the_skew(
+        phone: localmem.Store, laptop: localmem.Store, tmp_path: Path, where: str) -> None:
+    """A memory's creation, a revision's clock or a tombstone's erased_at 10 days ahead refuses the file."""
+    m = phone.add("Alice: diagnosis", user_id="alice")
+    phone.erase(m.memory_id)
+    memory, rev, tomb = _rows(phone.export(tmp_path / "one.gz").path)
+    ahead = int(rev["recorded_at"]) + 10 * 86_400_000_000  # type: ignore[call-overload]
+    if where == "memory created_at":
+        memory["created_at"] = ahead
+    elif where == "revision hlc":
+        rev["hlc"] = ahead << 10
+        _rehash(rev, str(memory["kind"]), None, None)
+    else:
+        tomb["erased_at"] = ahead
+    before = full_dump(laptop)
+    with pytest.raises(localmem.SyncClockError, match="more than a day after"):
+        laptop.import_(_forge(tmp_path / "forged.gz", phone.device_id, [memory, rev, tomb]))
+    assert full_dump(laptop) == before

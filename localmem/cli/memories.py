@@ -177,9 +177,12 @@ def cmd_erase(store: Store, args: argparse.Namespace) -> None:
     e = store.erase(store.resolve_id(args.id), args.reason, by=args.by)
     if args.json:
         print(json.dumps({"memory_id": e.memory_id, "erased_at": e.erased_at.isoformat(),
-                          "erased_by": e.erased_by, "reason": e.reason, "tomb_id": e.tomb_id}))
+                          "erased_by": e.erased_by, "reason": e.reason, "tomb_id": e.tomb_id,
+                          "derived": list(e.derived)}))
     else:
         print(f"erased {e.memory_id} at {e.erased_at.isoformat()} (tombstone {e.tomb_id})")
+        for derived in e.derived:
+            print(f"erased {derived} too: it was derived from it")
 
 
 def cmd_get(store: Store, args: argparse.Namespace) -> None:

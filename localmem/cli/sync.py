@@ -137,6 +137,10 @@ def cmd_sync(store: Store, args: argparse.Namespace) -> None:
         return
     for imp in result.imported:
         print(f"{Path(imp.path).name}: {imp.describe()}")
+    for skip in result.skipped:
+        print(f"skipped {Path(skip.path).name!r}: {skip.reason}", file=sys.stderr)
+    for gone in result.pruned:
+        print(f"removed {Path(gone).name} (superseded by the new full export after an erasure)")
     if result.exported is None:
         print("nothing new to export")
     else:

@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 #: The schema version this code writes; PRAGMA user_version of a current file.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 #: PRAGMA application_id of a localmem file ("LMEM"), so a stranger's SQLite
 #: file is refused rather than written into.
 APPLICATION_ID = 0x4C4D454D
@@ -430,6 +430,16 @@ END;
 CREATE TRIGGER sync_peers_no_delete BEFORE DELETE ON sync_peers BEGIN
     SELECT RAISE(ABORT, 'localmem: sync_peers is immutable: it is only ever appended');
 END;
+""",
+    # Tamper evidence (localmem/core/chain.py): each revision's content hash, its hash
+    # chained to the revision it follows, and the store's local chain. Older rows keep
+    # NULLs (rows are immutable); the chain starts at the first write after this step.
+    # sync_peers learns which file (by its bytes' SHA-256) each mark came from.
+    8: """
+ALTER TABLE revisions ADD COLUMN content_hash BLOB CHECK (content_hash IS NULL OR length(content_hash) = 32);
+ALTER TABLE revisions ADD COLUMN rev_hash BLOB CHECK (rev_hash IS NULL OR length(rev_hash) = 32);
+ALTER TABLE revisions ADD COLUMN chain BLOB CHECK (chain IS NULL OR length(chain) = 32);
+ALTER TABLE sync_peers ADD COLUMN file_sha256 TEXT CHECK (file_sha256 IS NULL OR length(file_sha256) = 64);
 """,
 }
 

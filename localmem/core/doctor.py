@@ -2,15 +2,26 @@
 
 Each check is one query that should find nothing wrong; ``run_checks`` returns
 them all, passed or not, so a person sees what was checked.
+
+Tamper evidence: the file's schema (every table, index, view and trigger, by its SQL,
+whitespace aside) must be what ``schema.sql`` makes, so a dropped trigger, one recreated
+with a ``WHEN 0`` or otherwise changed, an extra one, or a ``writable_schema`` edit is
+reported; and every revision's hashes (:mod:`localmem.core.chain`) are recomputed, so
+content edited behind the triggers' back, or a revision deleted, inserted or moved,
+breaks the chain. The chain's head is printed: kept elsewhere, it also pins the newest
+revisions (deleting the very last ones leaves a shorter chain that is whole).
 """
 
 from __future__ import annotations
 
-import re
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import apsw
+
+from . import chain
+from .ledger import erase_marker
 
 __all__ = ["Check", "DoctorReport", "run_checks"]
 
@@ -70,11 +81,83 @@ _INVARIANTS: tuple[tuple[str, str], ...] = (
     ("a memory starts when its first revision is recorded",
      "SELECT count(*) FROM memories AS m JOIN revisions AS r"
      " ON r.memory_id = m.memory_id AND r.version = 1 WHERE r.recorded_at != m.created_at"),
+    ("tombstones carry their memory's user",
+     "SELECT count(*) FROM (SELECT memory_id, user_id FROM erasures UNION ALL"
+     " SELECT memory_id, user_id FROM extra_tombstones) AS t JOIN memories AS m USING (memory_id)"
+     " WHERE m.user_id IS NOT t.user_id"),
+    # A summary quotes its sources: kept, it would keep the erased words.
+    ("memories derived from an erased one are erased",
+     "SELECT count(DISTINCT d.memory_id) FROM derivations AS d JOIN revisions AS r ON r.rev_id = d.source_rev"
+     " JOIN erasures AS e ON e.memory_id = r.memory_id"
+     " WHERE d.memory_id NOT IN (SELECT memory_id FROM erasures)"),
 )
 
+_HASHED = ", ".join(f"r.{c}" for c in chain.HASHED_FIELDS)
+#: Every revision with what its hashes cover, in local order.
+_CHAIN_ROWS = f"""SELECT r.seq, {_HASHED}, m.kind, m.key, c.rev_seq IS NOT NULL,
+    c.text, c.value, c.attributes, c.source, c.reason, p.rev_hash, r.content_hash, r.rev_hash,
+    r.chain, r.arrived_at
+FROM revisions AS r
+LEFT JOIN memories AS m ON m.memory_id = r.memory_id
+LEFT JOIN content AS c ON c.rev_seq = r.seq
+LEFT JOIN revisions AS p ON p.rev_id = r.prev_rev
+ORDER BY r.seq"""
 
-def _trigger_names(schema: str) -> set[str]:
-    return set(re.findall(r"CREATE TRIGGER\s+(\w+)", schema, flags=re.IGNORECASE))
+
+def _normal(sql: str | None) -> str | None:
+    return None if sql is None else " ".join(sql.split())
+
+
+def _objects(conn: apsw.Connection) -> dict[tuple[str, str], str | None]:
+    rows = conn.execute("SELECT type, name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_stat%'")
+    return {(t, n): _normal(q) for t, n, q in rows}
+
+
+def _expected_objects(schema: str) -> dict[tuple[str, str], str | None]:
+    bare = apsw.Connection(":memory:")
+    try:
+        bare.execute(schema)
+        return _objects(bare)
+    finally:
+        bare.close()
+
+
+def _differences(have: dict[tuple[str, str], str | None], want: dict[tuple[str, str], str | None],
+                 types: set[str]) -> str:
+    missing = sorted(n for (t, n) in want if t in types and (t, n) not in have)
+    changed = sorted(n for (t, n), q in want.items() if t in types and (t, n) in have and have[(t, n)] != q)
+    extra = sorted(n for (t, n) in have if t in types and (t, n) not in want)
+    parts = [f"{label}: {', '.join(names)}" for label, names in
+             (("missing", missing), ("changed", changed), ("unexpected", extra)) if names]
+    return "; ".join(parts)
+
+
+def _chain_problems(conn: apsw.Connection) -> tuple[list[str], int, bytes | None]:
+    """What breaks the hash chains (a sample), how many revisions are chained, and the head."""
+    problems: list[str] = []
+    n_fields = len(chain.HASHED_FIELDS)
+    prev_chain: bytes | None = None
+    chained = 0
+    for row in conn.execute(_CHAIN_ROWS):
+        seq, fields = row[0], row[1:1 + n_fields]
+        kind, key, has_content = row[1 + n_fields:4 + n_fields]
+        content = row[4 + n_fields:9 + n_fields]
+        prev_hash, content_hash, rev_hash, link, arrived_at = row[9 + n_fields:]
+        if link is None:
+            if chained:
+                problems.append(f"revision {seq} has no chain after chained ones (inserted behind localmem)")
+            continue
+        if link != chain.link(prev_chain, rev_hash, arrived_at):
+            problems.append(f"the chain breaks at revision {seq} (a revision before it was deleted, "
+                            "inserted or changed, or this one was)")
+        prev_chain, chained = link, chained + 1
+        if rev_hash is None and content_hash is None:
+            continue  # synced from a store's rows written before schema 8
+        if has_content and content_hash != chain.content_hash(*content):
+            problems.append(f"revision {seq}'s content does not match its hash (edited)")
+        if rev_hash != chain.rev_hash(fields, kind, key, content_hash, prev_hash):
+            problems.append(f"revision {seq}'s fields or history do not match its hash (edited)")
+    return problems, chained, prev_chain
 
 
 def run_checks(conn: apsw.Connection, schema: str, version: int, app_id: int) -> Iterator[Check]:
@@ -88,10 +171,21 @@ def run_checks(conn: apsw.Connection, schema: str, version: int, app_id: int) ->
         yield Check("full-text index matches content", True, "ok")
     except apsw.Error as exc:
         yield Check("full-text index matches content", False, str(exc))
-    have = {r[0] for r in conn.execute("SELECT name FROM sqlite_schema WHERE type = 'trigger'")}
-    missing = sorted(_trigger_names(schema) - have)
-    yield Check("immutability triggers present", not missing,
-                f"missing: {', '.join(missing)}" if missing else "ok")
+    have, want = _objects(conn), _expected_objects(schema)
+    triggers = _differences(have, want, {"trigger"})
+    yield Check("immutability triggers present", not triggers, triggers or "ok (each as schema.sql has it)")
+    others = _differences(have, want, {"table", "index", "view"})
+    yield Check("tables, indexes and views as schema.sql has them", not others, others or "ok")
+    problems, chained, head = _chain_problems(conn)
+    yield Check("revision hashes chain", not problems,
+                f"{len(problems)} problems: " + "; ".join(problems[:3]) if problems
+                else f"ok: {chained} revisions chained, head {head.hex() if head else '-'}")
+    marker = erase_marker(conn)
+    pending = marker is not None and os.path.exists(marker)
+    yield Check("no erase awaits its checkpoint", not pending,
+                f"{marker} is there: an erase committed but the WAL was not checkpointed (a crash, or "
+                "another process reading); its words may still be on disk until localmem opens the file "
+                "again with no other process using it" if pending else "ok")
     uv, aid = conn.pragma("user_version"), conn.pragma("application_id")
     yield Check("schema version", uv == version and aid == app_id,
                 f"user_version {uv} (expected {version}), application_id {aid:#x}")

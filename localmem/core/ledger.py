@@ -22,12 +22,26 @@ revision any other way. The rules it holds:
 * **Vectors with their words.** With an embedder, each appended text is embedded in
   the write's own transaction, just before it commits.
 * **Erased words leave the file.** A transaction that erased something merges the
-  full-text index before it commits and checkpoints the WAL after.
+  full-text index before it commits and checkpoints the WAL after. Before it commits
+  it leaves a marker file beside the database (``<db>-erasing``), removed once the
+  checkpoint is done: a crash in between leaves the marker, and the next open
+  checkpoints (scrubbing the main file) before anything else; ``doctor`` fails while
+  a marker is there.
+* **Erasing a memory erases what was derived from it.** A summary quotes its sources,
+  so keeping it would keep the erased words: every memory derived (directly or not)
+  from an erased one is erased in the same transaction, with its own tombstone.
+* **Recorded times stay in a bounded range**, :data:`EARLIEST_RECORDED` to
+  :data:`LATEST_RECORDED` (1970 to 2200 UTC): a hybrid clock (microseconds shifted
+  past a 10-bit counter) then always fits SQLite's 64-bit integers. A clock outside
+  it makes every write fail with InvalidTimeError, before anything is written.
+* **Every revision is hashed** (:mod:`localmem.core.chain`): its content, its fields
+  chained to the revision it follows, and the store's local chain.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
@@ -41,6 +55,8 @@ from ..errors import (
     InvalidInputError,
     InvalidIntervalError,
     InvalidOperationError,
+    InvalidTimeError,
+    LocalmemError,
     NaiveDatetimeError,
     NotFoundError,
     StorageError,
@@ -57,14 +73,15 @@ from ..time.clock import (
     zone,
 )
 from ..time.interval import Precision, check_interval, check_precision
-from . import sql
+from . import chain, sql
 from .db import map_errors, transaction
 from .embedding import Embedder, Pending, store_vectors
 from .ids import new_id
 from .inputs import encode_json
 from .revision import Op, Revision, ValidSource, loads_json, new_revision, revision_from_row
 
-__all__ = ["Ledger", "LATEST", "KEY_HEAD_WINDOW", "ValidSpan"]
+__all__ = ["Ledger", "LATEST", "KEY_HEAD_WINDOW", "EARLIEST_RECORDED", "LATEST_RECORDED",
+           "ValidSpan", "erase_marker"]
 
 #: A valid time worked out for a write: (valid_from, valid_to or None, precision, valid_source).
 ValidSpan = tuple[Micros, Micros | None, Precision, ValidSource]
@@ -82,6 +99,17 @@ _NEWEST_ANY = (
 #: How many of a user's latest-starting revisions a new key value looks among for the key's
 #: current value before it reads the key's whole history.
 KEY_HEAD_WINDOW = 64
+#: The earliest recorded time a write takes: 1970-01-01T00:00Z (ids carry unsigned milliseconds).
+EARLIEST_RECORDED: Micros = 0
+#: The end of the recorded times a write takes: 2200-01-01T00:00Z. Its hybrid clock,
+#: ``micros << 10``, is about 7.4e18, leaving room below 2**63 for the counters.
+LATEST_RECORDED: Micros = 7_258_118_400_000_000
+
+
+def erase_marker(conn: apsw.Connection) -> str | None:
+    """The marker file that says an erase's checkpoint is unfinished (None for an in-memory store)."""
+    name = str(conn.filename)
+    return None if name in ("", ":memory:") else name + "-erasing"
 
 
 class Ledger:
@@ -106,6 +134,16 @@ class Ledger:
         self._txn_zones: dict[str, str] = {}
         self._erased_in_txn = False  # the open transaction erased something
         self._checkpoint_pending = False  # an erase's words may still be in the WAL
+        self._txn_head: bytes | None = None  # the chain head, once read in the open transaction
+        self._head_known = False
+        marker = erase_marker(conn)
+        if marker is not None and os.path.exists(marker):
+            # An erase committed but its checkpoint never finished (a crash): scrub now.
+            self._checkpoint_pending = True
+            # Best effort: a reader in another process, or a read-only file, leaves it for later
+            # (after the next write, or at close; doctor reports it meanwhile).
+            with contextlib.suppress(LocalmemError, apsw.Error):
+                self.checkpoint()
 
     # -- transactions ------------------------------------------------------------
 
@@ -135,6 +173,7 @@ class Ledger:
         self._doomed = None
         self._txn_newest = None
         self._txn_zones.clear()
+        self._head_known = False
         try:
             with transaction(self.connection):
                 yield
@@ -151,7 +190,11 @@ class Ledger:
                     # Merge the full-text index into one new segment so no old segment or
                     # page key still holds an erased token.
                     self.connection.execute("INSERT INTO content_fts (content_fts) VALUES ('optimize')")
+                    self._mark_erasure()
         except BaseException:
+            if self._erased_in_txn and not self._checkpoint_pending:
+                # Rolled back: no erase committed, so none awaits a checkpoint.
+                self._unmark_erasure()
             self._erased_in_txn = False
             raise
         finally:
@@ -160,6 +203,7 @@ class Ledger:
             self._txn_newest = None
             self._txn_zones.clear()
             self._unembedded.clear()
+            self._head_known = False
         if self._erased_in_txn:
             self._erased_in_txn = False
             self._checkpoint_pending = True
@@ -217,7 +261,35 @@ class Ledger:
         busy, log, done = int(row[0]), int(row[1]), int(row[2])
         if busy == 0 and log == done:
             self._checkpoint_pending = False
+            self._unmark_erasure()
         return not self._checkpoint_pending
+
+    def _unmark_erasure(self) -> None:
+        marker = erase_marker(self.connection)
+        if marker is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(marker)
+
+    def _mark_erasure(self) -> None:
+        # Durable before the commit is: a crash after the commit finds it on the next open.
+        marker = erase_marker(self.connection)
+        if marker is None:
+            return
+        try:
+            fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            dfd = os.open(os.path.dirname(os.path.abspath(marker)), os.O_RDONLY)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
+        except OSError as exc:
+            raise StorageError(
+                f"cannot write the erase marker {marker!r} ({exc.strerror or exc}); nothing was erased"
+            ) from exc
 
     # -- time ----------------------------------------------------------------------
 
@@ -244,8 +316,15 @@ class Ledger:
             newest = int(self.connection.execute(sql.NEWEST_RECORDED).get)
         # Within one write transaction nobody else can commit, so the newest recorded
         # time is what this transaction last used.
-        self._txn_newest = max(to_micros(self.now()), newest)
-        return self._txn_newest
+        now = self.now()
+        at = max(to_micros(now), newest)
+        if not EARLIEST_RECORDED <= at < LATEST_RECORDED:
+            shown = now.isoformat() if to_micros(now) == at else from_micros(at).isoformat()
+            raise InvalidTimeError(
+                f"the store's clock reads {shown!r}: localmem records writes between "
+                "1970-01-01T00:00Z and 2200-01-01T00:00Z (check the system clock or --now)")
+        self._txn_newest = at
+        return at
 
     def recorded_backfill(self, at: Micros, name: str) -> Micros:
         """The recorded_at of a backfilled write: ``at`` itself (when the app knew it), checked.
@@ -389,13 +468,23 @@ class Ledger:
         memory_id: str = row["memory_id"]
         rev_id = new_id(recorded_at)
         hlc = recorded_at << 10
+        prev_hash: bytes | None = None
         if row["version"] > 1:
-            seen = self.connection.execute(sql.MAX_HLC, (memory_id,)).get
+            found = self.connection.execute(
+                sql.MAX_HLC_AND_PREV_HASH, (memory_id, row["prev_rev"])).fetchone()
+            assert found is not None  # an aggregate always gives a row
+            seen, prev_hash = found
             if seen is not None and seen >= hlc:
                 hlc = seen + 1
+        content = chain.content_hash(*(row[c] for c in sql.CONTENT_COLUMNS))
         stored = {**row, "rev_id": rev_id, "origin": self.device_id, "hlc": hlc, "arrived_at": recorded_at,
-                  "retracted": int(row["retracted"]), "corrected": int(row["corrected"])}
+                  "retracted": int(row["retracted"]), "corrected": int(row["corrected"]),
+                  "content_hash": content}
+        stored["rev_hash"] = chain.rev_hash(
+            [stored[c] for c in chain.HASHED_FIELDS], row["kind"], row["key"], content, prev_hash)
+        stored["chain"] = self.link(stored["rev_hash"], recorded_at)
         self.connection.execute(sql.INSERT_REVISION, tuple(stored[c] for c in sql.STORED_REVISION_COLUMNS))
+        self._txn_head = stored["chain"]
         rev_seq = self.connection.last_insert_rowid()
         self.connection.execute(
             sql.INSERT_CONTENT, (rev_seq, memory_id, *(row[c] for c in sql.CONTENT_COLUMNS)))
@@ -416,6 +505,18 @@ class Ledger:
             erased=False, expired=expires_at is not None and expires_at <= recorded_at, stale=False,
         )
         return built
+
+    def link(self, revision_hash: bytes | None, arrived_at: Micros) -> bytes:
+        """The local chain value of the next revision (see :mod:`localmem.core.chain`); the caller
+        inserts it and sets the head (``_txn_head``) once the row is in."""
+        if not self._head_known:
+            self._txn_head = self.connection.execute(sql.CHAIN_HEAD).get
+            self._head_known = True
+        return chain.link(self._txn_head, revision_hash, arrived_at)
+
+    def set_head(self, head: bytes) -> None:
+        """Say that a revision with local chain value ``head`` was just inserted (by an import)."""
+        self._txn_head = head
 
     def follow(self, rev: Revision, recorded_at: Micros, op: Op, **changes: Any) -> Revision:
         """Append a revision that copies ``rev`` forward with ``changes`` (observed now, no reason
@@ -526,6 +627,23 @@ class Ledger:
             sql.INSERT_ERASURE, (tomb_id, rev.memory_id, rev.user_id, at, by, reason, self.device_id))
         self.note_erasure()
         return tomb_id
+
+    def erase_derived(self, memory_ids: list[str], *, at: Micros, by: str | None) -> list[str]:
+        """Erase every memory derived, directly or through others, from these erased ones; returns
+        their ids. Each gets its own tombstone, whose reason names the memory it was derived from."""
+        done: list[str] = []
+        todo = list(memory_ids)
+        while todo:
+            source = todo.pop()
+            for row in self.connection.execute(sql.DERIVED_FROM, (source,)).fetchall():
+                derived = str(row[0])
+                rev = self.state(derived, writable=False)
+                if rev.erased:
+                    continue
+                self.record_erasure(rev, at=at, by=by, reason=f"derived from erased memory {source}")
+                done.append(derived)
+                todo.append(derived)
+        return done
 
     def log_usage(self, user_id: str, memory_ids: list[str], run_id: str | None) -> None:
         """Append that a search returned these memories (best first), at the recorded time now."""

@@ -197,6 +197,7 @@ class Erasure:
     truncated, so the erased words are gone from every file; False means the
     checkpoint is still pending (inside a batch, until it commits; or after a
     reader or a fault stopped it, until the next write or close succeeds).
+    ``derived`` lists the memories derived from it, which were erased with it.
     """
 
     memory_id: str
@@ -206,6 +207,8 @@ class Erasure:
     reason: str | None
     tomb_id: str
     checkpointed: bool = True
+    #: The memories derived from this one (summaries quoting it), erased with it.
+    derived: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,6 +49,9 @@ __all__ = [
     "INSERT_ERASURE",
     "INSERT_USAGE",
     "MAX_HLC",
+    "MAX_HLC_AND_PREV_HASH",
+    "CHAIN_HEAD",
+    "DERIVED_FROM",
     "NEWEST_RECORDED",
     "USER_ZONE",
     "MEMORY_ID_PREFIX",
@@ -317,6 +320,7 @@ STORED_REVISION_COLUMNS = (
     "rev_id", "memory_id", "user_id", "version", "op", "valid_from", "valid_to", "precision",
     "valid_source", "observed_at", "recorded_at", "tz", "expires_at", "retracted", "corrected",
     "prev_rev", "supersedes", "superseded_by", "origin", "hlc", "arrived_at",
+    "content_hash", "rev_hash", "chain",
 )
 #: What a revision says (destroyed by an erase), keyed by the revision's seq.
 CONTENT_COLUMNS = ("text", "value", "attributes", "source", "reason")
@@ -338,6 +342,15 @@ INSERT_USAGE = _insert("usage", ("user_id", "memory_id", "used_at", "run_id", "r
 
 #: The greatest hybrid logical clock among a memory's revisions (one probe of revisions_asof).
 MAX_HLC = "SELECT max(hlc) FROM revisions WHERE memory_id = ?"
+#: MAX_HLC, and the hash of the revision a new one follows. Parameters: memory_id, prev_rev.
+MAX_HLC_AND_PREV_HASH = (
+    "SELECT max(hlc), (SELECT rev_hash FROM revisions WHERE rev_id = ?2) FROM revisions WHERE memory_id = ?1")
+#: The local hash chain's head: the newest revision's ``chain`` (no row: an empty store).
+CHAIN_HEAD = "SELECT chain FROM revisions ORDER BY seq DESC LIMIT 1"
+#: The memories derived from any revision of a memory, not yet erased. Parameter: memory_id.
+DERIVED_FROM = (
+    "SELECT DISTINCT d.memory_id FROM derivations AS d JOIN revisions AS r ON r.rev_id = d.source_rev"
+    " WHERE r.memory_id = ? AND d.memory_id NOT IN (SELECT memory_id FROM erasures) ORDER BY d.memory_id")
 #: The newest time the file holds: its newest arrival or erasure (recorded time never goes
 #: below it). Two-argument max() is NULL if either is; coalesce keeps the other.
 NEWEST_RECORDED = (

@@ -317,8 +317,9 @@ def erase(ledger: Ledger, memory_id: str, reason: str | None = None, *, by: str 
     with ledger.write() as now:
         rev = ledger.state(memory_id)
         tomb_id = ledger.record_erasure(rev, at=now, by=by, reason=reason)
+        derived = ledger.erase_derived([rev.memory_id], at=now, by=by)
     done = not ledger.in_transaction and not ledger.checkpoint_pending
-    return Erasure(memory_id, rev.user_id, from_micros(now), by, reason, tomb_id, done)
+    return Erasure(memory_id, rev.user_id, from_micros(now), by, reason, tomb_id, done, tuple(derived))
 
 
 def embed_missing(ledger: Ledger, user_id: str | None = None) -> int:

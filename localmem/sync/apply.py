@@ -7,9 +7,24 @@ nothing. An imported revision keeps its origin's recorded_at, device and clock; 
 ``arrived_at`` is the later of that recorded_at and its arrival here, and never earlier
 than the row before it, so local revision numbers stay in visibility order. A revision
 that arrives for an erased memory is stored without its content; a tombstone that
-arrives destroys the memory's content as ``erase`` does.
-"""
+arrives destroys the memory's content as ``erase`` does, and erases what was derived
+from the memory here.
 
+A file is evidence from a peer, not a command. Every row is checked before it is
+written against the invariants ``doctor`` checks (:mod:`localmem.core.doctor`): a
+revision carries its memory's user, follows the previous version of its own memory
+(recorded no earlier, with a greater clock), starts a memory at the memory's creation
+time, links (supersedes) only memories of its user, has its content unless its memory
+is erased by the end of the file, and its hashes match its content, its fields and the
+revision it follows (:mod:`localmem.core.chain`). An id already here must name the same
+row (a revision, memory, tombstone or provenance link with other content is refused,
+not skipped). Times are bounded: nothing recorded more than :data:`MAX_SKEW` (one day)
+after this store's clock reads is let in, so a peer's clock never carries ours
+forward. The house rule is all or nothing, so any refused row refuses the whole file
+(a :class:`~localmem.errors.SyncFileError` naming the line and the rule; a clock too
+far ahead is a :class:`~localmem.errors.SyncClockError`): the file stays quarantined,
+reported and never half-applied, until its peer's clock (or the file) is fixed.
+"""
 from __future__ import annotations
 
 import hashlib
@@ -19,10 +34,12 @@ from typing import Any
 
 import apsw
 
+from ..core import chain
 from ..core import sql as core_sql
 from ..core.ids import new_id
-from ..core.ledger import Ledger
-from ..errors import SyncFileError, SyncParentError
+from ..core.ledger import EARLIEST_RECORDED, LATEST_RECORDED, Ledger
+from ..errors import SyncClockError, SyncFileError, SyncParentError, SyncRuleError
+from ..time.clock import Micros, from_micros, to_micros
 from . import sql
 from .files import (
     CONTENT_FIELDS,
@@ -32,125 +49,330 @@ from .files import (
     REVISION_FIELDS,
     TOMBSTONE_FIELDS,
     ImportSummary,
+    check_int,
     lines,
     parse_line,
     verify,
 )
 
-__all__ = ["import_"]
+__all__ = ["import_", "MAX_SKEW"]
+
+
+#: How far after this store's clock a peer's recorded times may be: one day. Farther ones
+#: refuse the file: adopted, they would carry this store's recorded time forward with them.
+MAX_SKEW: Micros = 86_400_000_000
+
+_INT64 = range(-(2**63), 2**63)
+_CACHED = 1 << 16  # rows each of the import's two look-up caches holds at most
+_INT_FIELDS = ("version", "valid_from", "observed_at", "recorded_at", "retracted", "corrected", "hlc")
+_OPTIONAL_INT_FIELDS = ("valid_to", "expires_at")
+
+# The doctor invariants an import keeps, by their names in doctor's report.
+_USER = "revisions carry their memory's user"
+_FOLLOWS = "each revision follows the previous version of its memory"
+_CLOCK = "a revision's clock is after the one it follows, and it arrives after it"
+_LINKS = "chain links stay within one user"
+_STARTS = "a memory starts when its first revision is recorded"
+_CONTENT = "every revision has its content unless erased"
+_HASH = "revision hashes match their content and history"
+_TOMB_USER = "tombstones carry their memory's user"
+_SAME_ID = "an id names one row: a row already here is not replaced"
+
+
+def _hex(digest: bytes | None) -> str:
+    return "none" if digest is None else digest.hex()
+
+
+def _shown(micros: int) -> str:
+    try:
+        return from_micros(micros).isoformat()
+    except (OverflowError, ValueError, OSError):
+        return f"{micros} µs"
 
 
 class _Apply:
-    """Applies verified rows inside the import's transaction, counting what it did."""
+    """Checks and applies verified rows inside the import's transaction, counting what it did."""
 
-    def __init__(self, ledger: Ledger, path: Path, arrival: int) -> None:
+    def __init__(self, ledger: Ledger, path: Path, arrival: int, clock_now: int) -> None:
         self.ledger, self.conn, self.path = ledger, ledger.connection, path
         self.arrival = self.last = arrival
+        self.clock_now = clock_now
+        self.limit = min(clock_now + MAX_SKEW, LATEST_RECORDED - 1)
         self.added = dict.fromkeys(KINDS, 0)
         self.skipped = 0
         self.without_content = 0
         self.first_seq: int | None = None
         self.last_seq: int | None = None
+        self.contentless: list[tuple[int, str, str]] = []  # (line, memory, revision) with no content
+        # What the checks look up, as the file brings it: a memory's row comes just before its
+        # first revision, a revision's just before the next. Bounded: cleared when full.
+        self._memories: dict[str, tuple[Any, ...]] = {}
+        self._revisions: dict[str, tuple[Any, ...]] = {}
+        self.erased: list[str] = []  # memories this import erased
+
+    def _at(self, n: int) -> str:
+        return f"line {n} of {str(self.path)!r}"
+
+    def _refuse(self, n: int, rule: str, what: str) -> SyncRuleError:
+        return SyncRuleError(f"{self._at(n)}: {what}, which breaks the rule {rule!r}; nothing was applied")
 
     def _fail(self, n: int, what: str, exc: Exception) -> SyncFileError:
         msg = str(exc)
         if "FOREIGN KEY" in msg:
             return SyncParentError(
-                f"line {n} of {str(self.path)!r}: {what} refers to a memory or revision that is neither "
+                f"{self._at(n)}: {what} refers to a memory or revision that is neither "
                 "earlier in the file nor in this store (import the files it follows first); "
                 "nothing was applied")
-        return SyncFileError(f"line {n} of {str(self.path)!r}: {what} is not a valid row ({msg}); "
-                             "nothing was applied")
+        return SyncFileError(f"{self._at(n)}: {what} is not a valid row ({msg}); nothing was applied")
+
+    def _missing(self, n: int, what: str) -> SyncParentError:
+        return SyncParentError(
+            f"{self._at(n)}: {what}, which is neither earlier in the file nor in this store (import "
+            "the files it follows first); nothing was applied")
+
+    def _digest(self, n: int, value: object, what: str) -> bytes | None:
+        """A hash as it travels (64 hex digits, or null) as it is stored (32 bytes)."""
+        if value is None:
+            return None
+        if type(value) is str and len(value) == 64:
+            try:
+                return bytes.fromhex(value)
+            except ValueError:
+                pass
+        raise SyncFileError(f"{self._at(n)}: {what} {value!r:.80} is not a SHA-256 (64 hex digits)")
+
+    def _time(self, n: int, value: object, what: str) -> int:
+        v = value if type(value) is int and value in _INT64 else check_int(value, f"{self._at(n)}: {what}")
+        assert isinstance(v, int)
+        if v > self.limit:
+            raise SyncClockError(
+                f"{self._at(n)}: {what} {_shown(v)} is more than a day after this store's clock "
+                f"({_shown(self.clock_now)}): a peer's clock that far ahead is refused, never adopted; "
+                "the whole file is refused (fix that device's clock and export again); nothing was applied")
+        if v < EARLIEST_RECORDED:
+            raise SyncFileError(f"{self._at(n)}: {what} {_shown(v)} is before 1970: expected a recorded time")
+        return v
 
     def row(self, n: int, obj: dict[str, Any]) -> None:
         kind = obj.get("t")
         try:
             if kind == "revision":
-                self._revision(obj)
+                self._revision(n, obj)
             elif kind == "memory":
-                self._memory(obj)
+                self._memory(n, obj)
             elif kind == "derivation":
-                self._derivation(obj)
+                self._derivation(n, obj)
             elif kind == "tombstone":
-                self._tombstone(obj)
+                self._tombstone(n, obj)
             else:
-                raise SyncFileError(
-                    f"line {n} of {str(self.path)!r} has row type {kind!r}: expected one of {KINDS}")
+                raise SyncFileError(f"{self._at(n)} has row type {kind!r}: expected one of {KINDS}")
         except KeyError as exc:
-            raise SyncFileError(f"line {n} of {str(self.path)!r}: a {kind} row lacks field {exc}") from exc
-        except (apsw.ConstraintError, apsw.MismatchError, TypeError, ValueError) as exc:
+            raise SyncFileError(f"{self._at(n)}: a {kind} row lacks field {exc}") from exc
+        except (apsw.ConstraintError, apsw.MismatchError, TypeError, ValueError, OverflowError) as exc:
             if isinstance(exc, SyncFileError):
                 raise
             raise self._fail(n, f"{kind} {obj.get('rev_id') or obj.get('memory_id') or obj.get('tomb_id')!r}",
                              exc) from exc
 
-    def _memory(self, o: dict[str, Any]) -> None:
-        have = self.conn.execute(sql.MEMORY_ROW, (o["memory_id"],)).fetchone()
+    def finish(self) -> None:
+        """The checks that need the whole file: a revision without content belongs to a memory
+        erased here (by now); then erase what was derived from the memories this file erased."""
+        for n, memory_id, rev_id in self.contentless:
+            if self.conn.execute(sql.IS_ERASED, (memory_id,)).get is None:
+                raise self._refuse(n, _CONTENT, f"revision {rev_id!r} has no content but memory "
+                                                f"{memory_id!r} is not erased")
+        if self.erased:
+            self.ledger.erase_derived(self.erased, at=self.last, by=None)
+
+    def _memory_row(self, memory_id: str) -> tuple[Any, ...] | None:
+        """(user_id, kind, key, created_at) of a memory here, or None."""
+        row = self._memories.get(memory_id)
+        if row is None:
+            found = self.conn.execute(sql.MEMORY_ROW, (memory_id,)).fetchone()
+            if found is None:
+                return None
+            row = self._remember(self._memories, memory_id, tuple(found))
+        return row
+
+    @staticmethod
+    def _remember(cache: dict[str, tuple[Any, ...]], key: str, row: tuple[Any, ...]) -> tuple[Any, ...]:
+        if len(cache) >= _CACHED:
+            cache.clear()
+        cache[key] = row
+        return row
+
+    def _memory(self, n: int, o: dict[str, Any]) -> None:
+        self._time(n, o["created_at"], "created_at")
+        have = self._memory_row(o["memory_id"])
         vals = tuple(o[f] for f in MEMORY_FIELDS)
         if have is None:
             self.conn.execute(core_sql.INSERT_MEMORY, vals)
+            self._remember(self._memories, o["memory_id"], vals[1:])
             self.added["memory"] += 1
         elif tuple(have) != vals[1:]:
-            raise SyncFileError(f"memory {o['memory_id']!r} in {str(self.path)!r} differs from the one here "
-                                f"({tuple(have)!r} vs {vals[1:]!r}): the file is not from a replica of "
-                                "this store")
+            raise self._refuse(n, _SAME_ID, f"memory {o['memory_id']!r} differs from the one here "
+                                            f"({tuple(have)!r} vs {vals[1:]!r})")
         else:
             self.skipped += 1
 
-    def _revision(self, o: dict[str, Any]) -> None:
+    def _revision(self, n: int, o: dict[str, Any]) -> None:
         c = self.conn
-        if c.execute(sql.HAS_REVISION, (o["rev_id"],)).get is not None:
+        rev_id, memory_id = o["rev_id"], o["memory_id"]
+        for f in _INT_FIELDS:
+            if type(o[f]) is not int or o[f] not in _INT64:  # the message is only built when needed
+                check_int(o[f], f"{self._at(n)}: {f}")
+        for f in _OPTIONAL_INT_FIELDS:
+            if o[f] is not None and (type(o[f]) is not int or o[f] not in _INT64):
+                check_int(o[f], f"{self._at(n)}: {f}")
+        for f in ("content_hash", "rev_hash"):
+            o[f] = self._digest(n, o[f], f)
+        rec = self._time(n, o["recorded_at"], "recorded_at")
+        if o["hlc"] >> 10 > self.limit:
+            self._time(n, o["hlc"] >> 10, "the clock (hlc) of revision " + repr(rev_id))
+        content = o["content"]
+        if content is not None and not isinstance(content, dict):
+            raise SyncFileError(f"{self._at(n)}: content {content!r:.60} is not an object")
+        if content is not None and o["rev_hash"] is not None:
+            # A file leaves out the content hash where the content is there to compute it from.
+            computed = chain.content_hash(*(content[f] for f in CONTENT_FIELDS))
+            if o["content_hash"] not in (None, computed):
+                raise self._refuse(n, _HASH, f"revision {rev_id!r} has content hash "
+                                             f"{_hex(o['content_hash'])}, but its content hashes to "
+                                             f"{computed.hex()}")
+            o["content_hash"] = computed
+        travelled = (*(o[f] for f in REVISION_FIELDS),
+                     *((True, *(content[f] for f in CONTENT_FIELDS)) if content is not None else ()))
+        have = c.execute(sql.REVISION_ROW, (rev_id,)).fetchone()
+        if have is not None:
+            nf = len(REVISION_FIELDS)
+            here = tuple(have[:nf]) + ((True, *have[nf + 1:]) if have[nf] and content is not None else ())
+            theirs = travelled[:nf] + (travelled[nf:] if have[nf] else ())
+            if here != theirs:
+                raise self._refuse(n, _SAME_ID, f"revision {rev_id!r} differs from the one here")
             self.skipped += 1
             return
-        rec = o["recorded_at"]
-        if not isinstance(rec, int):
-            raise SyncFileError(f"revision {o['rev_id']!r}: recorded_at {rec!r} is not microseconds")
+        mem = self._memory_row(memory_id)
+        if mem is None:
+            raise self._missing(n, f"revision {rev_id!r} belongs to memory {memory_id!r}")
+        user, kind, key, created_at = mem
+        if o["user_id"] != user:
+            raise self._refuse(n, _USER, f"revision {rev_id!r} has user {o['user_id']!r} but its memory "
+                                         f"{memory_id!r} is {user!r}'s")
+        prev_hash: bytes | None = None
+        if o["version"] == 1:
+            if rec != created_at:
+                raise self._refuse(n, _STARTS, f"revision {rev_id!r} starts memory {memory_id!r} at "
+                                               f"{_shown(rec)}, not at its creation {_shown(created_at)}")
+        else:
+            prev = self._revisions.get(o["prev_rev"]) or c.execute(sql.PREV_ROW, (o["prev_rev"],)).fetchone()
+            if prev is None:
+                raise self._missing(n, f"revision {rev_id!r} follows revision {o['prev_rev']!r}")
+            p_memory, p_version, p_recorded, p_hlc, prev_hash = prev
+            if p_memory != memory_id or p_version != o["version"] - 1 or p_recorded > rec:
+                raise self._refuse(n, _FOLLOWS, (
+                    f"revision {rev_id!r} (memory {memory_id!r}, version {o['version']}, recorded "
+                    f"{_shown(rec)}) follows {o['prev_rev']!r} (memory {p_memory!r}, version {p_version}, "
+                    f"recorded {_shown(p_recorded)})"))
+            if p_hlc >= o["hlc"]:
+                raise self._refuse(n, _CLOCK, f"revision {rev_id!r} has clock {o['hlc']}, not after "
+                                              f"{p_hlc} of the revision it follows")
+        for link in ("supersedes", "superseded_by"):
+            if o[link] is not None:
+                other_row = self._memory_row(o[link])
+                other = None if other_row is None else other_row[0]
+                verb = link.replace("_", " ")
+                if other is None:
+                    raise self._missing(n, f"revision {rev_id!r} {verb} memory {o[link]!r}")
+                if other != user:
+                    raise self._refuse(n, _LINKS, f"revision {rev_id!r} of user {user!r} {verb} memory "
+                                                  f"{o[link]!r} of user {other!r}")
+        self._check_hash(n, o, kind, key, prev_hash)
         self.last = max(self.last, rec)
-        c.execute(core_sql.INSERT_REVISION, (*(o[f] for f in REVISION_FIELDS), self.last))
+        link_value = self.ledger.link(o["rev_hash"], self.last)
+        row = {**o, "arrived_at": self.last, "chain": link_value}
+        c.execute(core_sql.INSERT_REVISION, tuple(row[f] for f in core_sql.STORED_REVISION_COLUMNS))
+        self.ledger.set_head(link_value)
+        self._remember(self._revisions, rev_id, (memory_id, o["version"], rec, o["hlc"], o["rev_hash"]))
         seq = c.last_insert_rowid()
         if self.first_seq is None:
             self.first_seq = seq
         self.last_seq = seq
         self.added["revision"] += 1
-        content = o["content"]
         if content is None:
             self.without_content += 1
+            self.contentless.append((n, memory_id, rev_id))
             return
         c.execute(sql.INSERT_CONTENT_UNLESS_ERASED,
-                  (seq, o["memory_id"], *(content[f] for f in CONTENT_FIELDS)))
+                  (seq, memory_id, *(content[f] for f in CONTENT_FIELDS)))
         if c.changes() == 0:
             self.without_content += 1  # the memory was erased here: its words are not let back in
 
-    def _derivation(self, o: dict[str, Any]) -> None:
+    def _check_hash(self, n: int, o: dict[str, Any], kind: str, key: str | None,
+                    prev_hash: bytes | None) -> None:
+        got_content, got_rev = o["content_hash"], o["rev_hash"]
+        rev_id = o["rev_id"]
+        if got_rev is None:
+            if got_content is None:
+                return  # written before schema 8 (see localmem.core.chain): nothing to check
+            raise self._refuse(n, _HASH, f"revision {rev_id!r} has a content hash but no hash of its own")
+        if got_content is None:
+            raise self._refuse(n, _HASH, f"revision {rev_id!r} has neither its content nor its content hash")
+        expect = chain.rev_hash([o[f] for f in chain.HASHED_FIELDS], kind, key, got_content, prev_hash)
+        if got_rev != expect:
+            raise self._refuse(n, _HASH, f"revision {rev_id!r} has hash {_hex(got_rev)}, but its fields, "
+                                         f"content hash and the revision it follows hash to {expect.hex()}")
+
+    def _derivation(self, n: int, o: dict[str, Any]) -> None:
+        check_int(o["position"], f"{self._at(n)}: position")
         have = self.conn.execute(sql.DERIVATION_SOURCE, (o["memory_id"], o["position"])).get
         if have is not None:
+            if have != o["source_rev"]:
+                raise self._refuse(n, _SAME_ID, f"memory {o['memory_id']!r}'s source {o['position']} is "
+                                                f"{have!r} here, not {o['source_rev']!r}")
             self.skipped += 1
             return
         self.conn.execute(sql.INSERT_DERIVATION, tuple(o[f] for f in DERIVATION_FIELDS))
         self.added["derivation"] += 1
 
-    def _tombstone(self, o: dict[str, Any]) -> None:
+    def _tombstone(self, n: int, o: dict[str, Any]) -> None:
         c = self.conn
         vals = tuple(o[f] for f in TOMBSTONE_FIELDS)
-        if c.execute(sql.HAS_TOMBSTONE, (o["tomb_id"],)).get is not None:
+        have = c.execute(sql.TOMBSTONE_ROW, (o["tomb_id"],)).fetchone()
+        if have is not None:
+            if tuple(have) != vals:
+                raise self._refuse(n, _SAME_ID, f"tombstone {o['tomb_id']!r} differs from the one here")
             self.skipped += 1
             return
+        self._time(n, o["erased_at"], "erased_at")
+        user = c.execute(sql.MEMORY_USER, (o["memory_id"],)).get
+        if user is None:
+            raise self._missing(n, f"tombstone {o['tomb_id']!r} erases memory {o['memory_id']!r}")
+        if user != o["user_id"]:
+            raise self._refuse(n, _TOMB_USER, f"tombstone {o['tomb_id']!r} has user {o['user_id']!r} but "
+                                              f"memory {o['memory_id']!r} is {user!r}'s")
         if c.execute(sql.IS_ERASED, (o["memory_id"],)).get is not None:
             c.execute(sql.INSERT_EXTRA_TOMBSTONE, vals)
         else:
             c.execute(core_sql.INSERT_ERASURE, vals)
             self.ledger.note_erasure()  # merge the index and checkpoint, as erase() does
+            self.erased.append(o["memory_id"])
         self.added["tombstone"] += 1
 
 
-def import_(ledger: Ledger, path: str | os.PathLike[str]) -> ImportSummary:
-    """Verify a sync file, then apply it in one transaction (see :meth:`Store.import_`)."""
+def import_(ledger: Ledger, path: str | os.PathLike[str], *, origin: str | None = None) -> ImportSummary:
+    """Verify a sync file, then check and apply it in one transaction (see :meth:`Store.import_`).
+
+    ``origin``, if given, is the device the file must come from (its header's origin).
+    """
     source = Path(path)
     header, checksum, _rows = verify(source)
+    if origin is not None and header["origin"] != origin:
+        raise SyncFileError(f"{str(source)!r} is named as device {origin!r}'s export but its header says it "
+                            f"comes from device {header['origin']!r}; nothing was applied")
     mark = header["watermark"]
     with ledger.transaction():
         arrival = ledger.recorded_now()
-        apply = _Apply(ledger, source, arrival)
+        apply = _Apply(ledger, source, arrival, to_micros(ledger.now()))
         h = hashlib.sha256()
         with lines(source) as found:
             for n, line in enumerate(found, 1):
@@ -163,11 +385,12 @@ def import_(ledger: Ledger, path: str | os.PathLike[str]) -> ImportSummary:
                 apply.row(n, parse_line(line, n, source))
         if h.hexdigest() != checksum:
             raise SyncFileError(f"{str(source)!r} changed while it was being imported; nothing was applied")
+        apply.finish()
         import_id: str | None = None
         if any(apply.added.values()):
             import_id = new_id(arrival)
             ledger.connection.execute(sql.INSERT_IMPORT, (
-                import_id, checksum, header["origin"], int(header.get("created_at") or 0), mark["from"],
+                import_id, checksum, header["origin"], header["created_at"], mark["from"],
                  mark["to"], arrival, apply.first_seq, apply.last_seq, apply.added["memory"],
                  apply.added["revision"], apply.added["tombstone"], apply.added["derivation"]))
     return ImportSummary(

@@ -2,7 +2,8 @@
 
 An export streams its rows from one read transaction (the counts, the rows and the
 watermark are one snapshot), writes the file beside its name and renames it into place
-when whole. A watermark is the exporter's newest local revision number (``seq``);
+when whole; the file is created private (0600), like the database. A watermark is
+the exporter's newest local revision number (``seq``);
 ``since=W`` sends revisions after W, and every tombstone (they are few: an incremental
 export never loses an erase to a skipped file).
 """
@@ -67,7 +68,10 @@ def export(ledger: Ledger, path: str | os.PathLike[str], *, since: int | None = 
             "origin": ledger.device_id, "created_at": to_micros(ledger.now()),
             "watermark": {"from": start, "to": top}, "user_id": user_id, "counts": counts,
         }
-        with open(tmp, "wb") as raw:
+        # Private, as the database is: the file holds every word the export covers.
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "wb") as raw:
             with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) as gz:
                 w = LineWriter(gz)
                 w.line(header)
@@ -94,11 +98,25 @@ def export(ledger: Ledger, path: str | os.PathLike[str], *, since: int | None = 
     )
 
 
+_HASHES = ("content_hash", "rev_hash")
+
+
+def _hex(value: object) -> str:
+    if isinstance(value, bytes):
+        return value.hex()
+    raise TypeError(f"cannot write {type(value).__name__}")
+
+
 def _row(kind: str, row: tuple[Any, ...]) -> dict[str, Any]:
     if kind == "revision":
         out: dict[str, Any] = {"t": "revision", **dict(zip(REVISION_FIELDS, row, strict=False))}
+        for f in _HASHES:  # digests travel as hex
+            if out[f] is not None:
+                out[f] = out[f].hex()
         n = len(REVISION_FIELDS)
         out["content"] = dict(zip(CONTENT_FIELDS, row[n + 1:], strict=True)) if row[n] else None
+        if out["content"] is not None and out["rev_hash"] is not None:
+            out["content_hash"] = None  # the importer computes it from the content (64 bytes saved)
         return out
     names = {"memory": MEMORY_FIELDS, "derivation": DERIVATION_FIELDS, "tombstone": TOMBSTONE_FIELDS}[kind]
     return {"t": kind, **dict(zip(names, row, strict=True))}
@@ -118,7 +136,7 @@ def digest(ledger: Ledger) -> str:
         for q in sql.DIGEST_PARTS:
             h.update(q.encode())
             for row in conn.execute(q):
-                h.update(json.dumps(row, separators=(",", ":")).encode() + b"\n")
+                h.update(json.dumps(row, separators=(",", ":"), default=_hex).encode() + b"\n")
     finally:
         conn.execute("COMMIT")
     return h.hexdigest()

@@ -9,6 +9,14 @@ the SHA-256 of every line before it. See the README's "Sync" section.
 Reading a file never writes: :func:`verify` checks the header, the versions, the
 row count and the checksum by reading it whole, and every way a file can be
 unreadable becomes a :class:`~localmem.errors.SyncFileError`.
+
+A file is evidence from a peer, so reading one is bounded: only a regular file is
+opened (a FIFO, a device or a directory is refused before it is read, so none can
+hang an import), of at most :data:`MAX_FILE_BYTES` on disk and
+:data:`MAX_EXPANDED_BYTES` decompressed, each line at most :data:`MAX_LINE_BYTES`
+(read in pieces of that size, so a gzip that expands to one huge line is refused
+without being held), JSON nested no deeper than Python's parser allows, every
+integer within SQLite's 64 bits.
 """
 
 from __future__ import annotations
@@ -18,11 +26,12 @@ import gzip
 import hashlib
 import json
 import os
+import stat
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, BinaryIO, Protocol
 
 from ..core.db import SCHEMA_VERSION
 from ..core.sql import CONTENT_COLUMNS, MEMORY_COLUMNS, STORED_REVISION_COLUMNS, TOMBSTONE_COLUMNS
@@ -37,9 +46,15 @@ __all__ = [
     "TOMBSTONE_FIELDS",
     "DERIVATION_FIELDS",
     "KINDS",
+    "MAX_LINE_BYTES",
+    "MAX_FILE_BYTES",
+    "MAX_EXPANDED_BYTES",
     "ExportSummary",
     "ImportSummary",
+    "SkippedFile",
     "SyncSummary",
+    "open_regular",
+    "check_int",
     "LineWriter",
     "is_sync_file",
     "lines",
@@ -54,8 +69,8 @@ FORMAT = "localmem-sync"
 #: The version of the file layout this code writes and reads.
 FORMAT_VERSION = 1
 
-#: Revision columns as they travel, in file order (seq and arrived_at are local, and stay).
-REVISION_FIELDS = tuple(c for c in STORED_REVISION_COLUMNS if c != "arrived_at")
+#: Revision columns as they travel, in file order (seq, arrived_at and chain are local, and stay).
+REVISION_FIELDS = tuple(c for c in STORED_REVISION_COLUMNS if c not in ("arrived_at", "chain"))
 CONTENT_FIELDS = CONTENT_COLUMNS
 MEMORY_FIELDS = MEMORY_COLUMNS
 TOMBSTONE_FIELDS = TOMBSTONE_COLUMNS
@@ -64,6 +79,15 @@ DERIVATION_FIELDS = ("memory_id", "position", "source_rev")
 KINDS = ("memory", "revision", "derivation", "tombstone")
 
 _GZIP_MAGIC = b"\x1f\x8b"
+
+#: The longest line (one row, decompressed) a file may hold: 16 MiB.
+MAX_LINE_BYTES = 16 << 20
+#: The largest sync file read, as stored (gzip'd): 2 GiB.
+MAX_FILE_BYTES = 2 << 30
+#: The most a sync file may expand to: 8 GiB of lines.
+MAX_EXPANDED_BYTES = 8 << 30
+
+_INT64 = range(-(2**63), 2**63)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,12 +147,23 @@ class ImportSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class SkippedFile:
+    """A file ``Store.sync_dir`` did not take, and why (it was refused, or is not a regular file)."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class SyncSummary:
-    """What ``Store.sync_dir`` did: the file it wrote (if any) and each import."""
+    """What ``Store.sync_dir`` did: the file it wrote (if any), each import, each file it
+    skipped (with the reason) and this device's own files it removed as superseded."""
 
     directory: str
     exported: ExportSummary | None
     imported: tuple[ImportSummary, ...] = field(default_factory=tuple)
+    skipped: tuple[SkippedFile, ...] = field(default_factory=tuple)
+    pruned: tuple[str, ...] = field(default_factory=tuple)
 
 
 class Sink(Protocol):
@@ -159,22 +194,71 @@ class LineWriter:
 
 
 
-def is_sync_file(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` starts like a sync export (gzip); chat-message imports are plain text."""
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """Open a regular file for reading, refusing anything else before a byte is read.
+
+    Opened non-blocking and checked with fstat on the open descriptor (no race with a
+    rename): a FIFO then never waits for a writer, and a device or a directory is refused.
+
+    Raises:
+        SyncFileError: it cannot be opened, is not a regular file, or is over MAX_FILE_BYTES.
+    """
+    name = str(path)
     try:
-        with open(path, "rb") as f:
-            return f.read(2) == _GZIP_MAGIC
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise SyncFileError(f"cannot read sync file {name!r}: {exc.strerror or exc}") from exc
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = ("a directory" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode)
+                    else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+                    else "not a regular file")
+            raise SyncFileError(f"{name!r} is {kind}: expected a sync export file")
+        if st.st_size > MAX_FILE_BYTES:
+            raise SyncFileError(f"{name!r} is {st.st_size} bytes: a sync file holds at most "
+                                f"{MAX_FILE_BYTES} bytes")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def is_sync_file(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` starts like a sync export (gzip); chat-message imports are plain text.
+
+    Anything that is not a regular file counts as one, so that importing it is refused
+    as a sync file (clearly) rather than read (a FIFO would wait forever).
+    """
+    try:
+        st = os.stat(path)
     except OSError:
         return False
+    if not stat.S_ISREG(st.st_mode):
+        return True
+    try:
+        with open_regular(path) as f:
+            return f.read(2) == _GZIP_MAGIC
+    except SyncFileError:
+        return False
+
+
+def check_int(value: object, what: str) -> int:
+    """``value`` if it is an integer SQLite can hold (not a bool), else SyncFileError."""
+    if type(value) is not int or value not in _INT64:
+        raise SyncFileError(f"{what} is {value!r:.60}: expected an integer within 64 bits")
+    return value
 
 
 @contextlib.contextmanager
 def lines(path: Path) -> Iterator[Iterator[bytes]]:
-    """The file's decompressed lines; every way a file can be unreadable becomes SyncFileError."""
-    try:
-        raw = open(path, "rb")  # noqa: SIM115 - closed below
-    except OSError as exc:
-        raise SyncFileError(f"cannot read sync file {str(path)!r}: {exc.strerror or exc}") from exc
+    """The file's decompressed lines; every way a file can be unreadable becomes SyncFileError.
+
+    Lines are read at most MAX_LINE_BYTES at a time, and the whole at most
+    MAX_EXPANDED_BYTES, so no file makes the reader hold more than one bounded line.
+    """
+    raw = open_regular(path)
     try:
         if raw.read(2) != _GZIP_MAGIC:
             raw.seek(0)
@@ -186,8 +270,24 @@ def lines(path: Path) -> Iterator[Iterator[bytes]]:
         gz = gzip.GzipFile(fileobj=raw, mode="rb")
 
         def read() -> Iterator[bytes]:
+            total = 0
+            n = 0
             try:
-                yield from gz
+                while True:
+                    line = gz.readline(MAX_LINE_BYTES + 1)
+                    if not line:
+                        return
+                    n += 1
+                    if len(line) > MAX_LINE_BYTES:
+                        raise SyncFileError(
+                            f"line {n} of {str(path)!r} is longer than {MAX_LINE_BYTES} bytes (the most "
+                            "one row may take); nothing was applied")
+                    total += len(line)
+                    if total > MAX_EXPANDED_BYTES:
+                        raise SyncFileError(
+                            f"{str(path)!r} expands to more than {MAX_EXPANDED_BYTES} bytes (the most a "
+                            "sync file may hold); nothing was applied")
+                    yield line
             except (EOFError, OSError, zlib.error) as exc:
                 raise SyncFileError(
                     f"{str(path)!r} is damaged or truncated ({type(exc).__name__}: {exc}); "
@@ -204,6 +304,9 @@ def parse_line(line: bytes, n: int, path: Path) -> dict[str, Any]:
         obj = json.loads(line)
     except (ValueError, UnicodeDecodeError) as exc:
         raise SyncFileError(f"line {n} of {str(path)!r} is not JSON ({exc}); nothing was applied") from exc
+    except RecursionError as exc:
+        raise SyncFileError(f"line {n} of {str(path)!r} nests JSON too deeply: a row is a flat object; "
+                            "nothing was applied") from exc
     if not isinstance(obj, dict):
         raise SyncFileError(f"line {n} of {str(path)!r} is {obj!r:.60}: expected a JSON object")
     return obj
@@ -223,10 +326,18 @@ def check_header(header: dict[str, Any], path: Path) -> None:
         raise SyncVersionError(
             f"{str(path)!r} was exported from a schema version {sv!r} store; this localmem imports files "
             f"of schema version {SCHEMA_VERSION}: open and export it with the same localmem version")
-    origin, mark = header.get("origin"), header.get("watermark")
+    origin, mark, counts = header.get("origin"), header.get("watermark"), header.get("counts")
     if not isinstance(origin, str) or not origin or not isinstance(mark, dict) \
-            or not all(isinstance(mark.get(k), int) for k in ("from", "to")):
+            or not isinstance(counts, dict) or set(counts) != set(KINDS):
         raise SyncFileError(f"{str(path)!r} has a malformed header {header!r:.200}")
+    for name, value in (("created_at", header.get("created_at")), ("watermark from", mark.get("from")),
+                        ("watermark to", mark.get("to")), *((f"count of {k}", v) for k, v in counts.items())):
+        check_int(value, f"the header's {name} in {str(path)!r}")
+    if not 0 <= mark["from"] <= mark["to"] or any(v < 0 for v in counts.values()):
+        raise SyncFileError(f"{str(path)!r} has a malformed header: watermark {mark!r}, counts {counts!r}")
+    user = header.get("user_id")
+    if user is not None and not isinstance(user, str):
+        raise SyncFileError(f"{str(path)!r} has a malformed header: user_id {user!r:.60}")
 
 
 def verify(path: Path) -> tuple[dict[str, Any], str, int]:

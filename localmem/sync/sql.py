@@ -22,6 +22,12 @@ __all__ = [
     "DERIVATION_SOURCE",
     "INSERT_DERIVATION",
     "HAS_TOMBSTONE",
+    "TOMBSTONE_ROW",
+    "REVISION_ROW",
+    "PREV_ROW",
+    "MEMORY_USER",
+    "PEER_FILE_SEEN",
+    "REV_IDS_IN_RANGE",
     "IS_ERASED",
     "INSERT_EXTRA_TOMBSTONE",
     "INSERT_IMPORT",
@@ -87,6 +93,17 @@ HAS_REVISION = "SELECT 1 FROM revisions WHERE rev_id = ?"
 DERIVATION_SOURCE = "SELECT source_rev FROM derivations WHERE memory_id = ? AND position = ?"
 #: One provenance link. Parameters: memory_id, position, source_rev.
 INSERT_DERIVATION = "INSERT INTO derivations (memory_id, position, source_rev) VALUES (?,?,?)"
+#: A revision as it travels, with its content (if any) after a flag. Parameter: rev_id.
+REVISION_ROW = (f"SELECT {', '.join('r.' + c for c in REVISION_FIELDS)}, c.rev_seq IS NOT NULL,"
+                f" {', '.join('c.' + c for c in CONTENT_FIELDS)} FROM revisions AS r"
+                " LEFT JOIN content AS c ON c.rev_seq = r.seq WHERE r.rev_id = ?")
+#: What a revision's successor is checked against. Parameter: rev_id.
+PREV_ROW = "SELECT memory_id, version, recorded_at, hlc, rev_hash FROM revisions WHERE rev_id = ?"
+#: Whose memory it is. Parameter: memory_id.
+MEMORY_USER = "SELECT user_id FROM memories WHERE memory_id = ?"
+#: A tombstone as it travels (from erasures or extra_tombstones). Parameter: tomb_id.
+TOMBSTONE_ROW = (f"SELECT {', '.join(TOMBSTONE_FIELDS)} FROM erasures WHERE tomb_id = ?1 UNION ALL"
+                 f" SELECT {', '.join(TOMBSTONE_FIELDS)} FROM extra_tombstones WHERE tomb_id = ?1")
 #: Whether a tombstone is here (in erasures or extra_tombstones). Parameter: tomb_id.
 HAS_TOMBSTONE = ("SELECT 1 FROM erasures WHERE tomb_id = ?1 UNION ALL"
                  " SELECT 1 FROM extra_tombstones WHERE tomb_id = ?1")
@@ -103,8 +120,14 @@ INSERT_IMPORT = (
 )
 #: The number of the newest file imported from a peer (0: none). Parameter: peer.
 PEER_MARK = "SELECT coalesce(max(mark), 0) FROM sync_peers WHERE peer = ?"
-#: A peer's file imported. Parameters: peer, mark, recorded_at.
-INSERT_PEER = "INSERT INTO sync_peers (peer, mark, recorded_at) VALUES (?, ?, ?)"
+#: A peer's file imported. Parameters: peer, mark, recorded_at, file_sha256.
+INSERT_PEER = "INSERT INTO sync_peers (peer, mark, recorded_at, file_sha256) VALUES (?, ?, ?, ?)"
+#: Whether this peer's file of this number and these bytes was imported (a row from before
+#: schema 8, without a hash, matches by number). Parameters: peer, mark, file_sha256.
+PEER_FILE_SEEN = ("SELECT 1 FROM sync_peers WHERE peer = ?1 AND mark = ?2"
+                  " AND (file_sha256 = ?3 OR file_sha256 IS NULL) LIMIT 1")
+#: The revisions in a watermark range, in local order. Parameters: from (exclusive), to.
+REV_IDS_IN_RANGE = "SELECT rev_id FROM revisions WHERE seq > ? AND seq <= ? ORDER BY seq"
 #: How many tombstones this store holds.
 TOMBSTONE_COUNT = "SELECT (SELECT count(*) FROM erasures) + (SELECT count(*) FROM extra_tombstones)"
 

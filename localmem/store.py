@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import apsw
@@ -41,14 +41,11 @@ from .core.inputs import check_text
 from .core.ledger import Ledger
 from .core.revision import Change, Erasure, Revision, Snapshot
 from .core.writes import UNSET, Unset
-from .errors import DatabaseNotFoundError, InvalidInputError, LocalmemError, StorageError
+from .errors import DatabaseNotFoundError, InvalidInputError, LocalmemError
 from .replay.facade import Replay
 from .search import api as search_api
 from .search.ranking import Hit
-from .sync import apply as sync_apply
-from .sync import export as sync_export
-from .sync import folder as sync_folder
-from .sync.files import ExportSummary, ImportSummary, SyncSummary
+from .sync.facade import Sync
 from .time.clock import Clock, TimeInput, from_micros, system_clock
 
 __all__ = ["Store", "open", "UNSET", "StoreInfo", "DoctorReport", "Check"]
@@ -136,7 +133,7 @@ class StoreInfo:
     size_bytes: int
 
 
-class Store(Replay):
+class Store(Replay, Sync):
     """A localmem database: append-only memories with two clocks.
 
     Use :func:`localmem.open` to get one. A Store wraps one connection and is
@@ -691,91 +688,6 @@ class Store(Replay):
     def users(self) -> list[str]:
         """Every user id with at least one memory, sorted."""
         return reads.users(self._ledger)
-
-    # -- sync --------------------------------------------------------------------
-
-    def export(self, path: str | os.PathLike[str], *, since: int | None = None,
-               user_id: str | None = None) -> ExportSummary:
-        """Write this store's rows to a sync file another device can import.
-
-        The file is gzip'd JSON lines: a header (format and schema versions, this
-        device's id, created_at, the watermark range, row counts), the rows (memories,
-        revisions with their content, derivations, every tombstone), and a trailer with
-        the SHA-256 of all lines before it. It is written beside ``path`` and renamed
-        into place when whole. Rows are streamed, never held in memory together.
-
-        Args:
-            path: the file to write (replaced if it exists).
-            since: a watermark from an earlier export (``ExportSummary.watermark``):
-                only revisions recorded here after it travel (tombstones always do).
-            user_id: only this user's rows.
-
-        Raises:
-            InvalidInputError: a bad ``since`` or ``user_id``; ``path`` is a
-                directory or its folder does not exist.
-            StorageError: the system refused to write the file (permissions, a full disk).
-        """
-        try:
-            return sync_export.export(self._ledger, path, since=since, user_id=user_id)
-        except LocalmemError:
-            raise
-        except OSError as exc:
-            raise StorageError(f"cannot write the export {os.fspath(path)!r}: {exc.strerror or exc}") from exc
-
-    def import_(self, path: str | os.PathLike[str]) -> ImportSummary:
-        """Apply a sync file from another device: verified first, then all or nothing.
-
-        The header, versions and checksum are checked by reading the whole file before
-        anything is written; the rows are then applied in one transaction. Rows already
-        here are skipped, so importing a file twice changes nothing the second time
-        (``ImportSummary.changed`` is False). Each revision keeps its origin's recorded_at,
-        device and clock; it becomes visible to reads known at K only if it had arrived
-        here by K. A revision of a memory erased here is stored without its content.
-
-        The file is evidence, not a command: each row is checked against doctor's
-        invariants and its hashes before it is written, and no time recorded more than
-        a day (``localmem.sync.apply.MAX_SKEW``) after this store's clock is let in. Any
-        refused row refuses the whole file (see the README's "Sync" section).
-
-        Raises:
-            SyncFileError: the file is empty, not gzip, not a regular file, too large,
-                truncated, altered (checksum) or malformed; SyncVersionError: another
-                format or schema version; SyncParentError: a row refers to something
-                neither here nor earlier in it; SyncRuleError: a row would break an
-                invariant (naming the line and the rule); SyncClockError: a row's time
-                is too far ahead of this store's clock.
-        """
-        return sync_apply.import_(self._ledger, path)
-
-    def sync_dir(self, directory: str | os.PathLike[str]) -> SyncSummary:
-        """Sync through a folder every device can see (a USB stick, a synced drive).
-
-        Imports, in order, every other device's export files there that this store has
-        not imported yet (by number and bytes, kept in ``sync_peers``), then writes this
-        device's own incremental export (``<device>.<n>.lmsync.gz``) if anything is new.
-        A file that is refused, or is not a regular file, is skipped and reported
-        (``SyncSummary.skipped``) and the sync goes on. After an erasure the export is a
-        full one and this device's older files are removed (``SyncSummary.pruned``).
-        See :mod:`localmem.sync.folder` for what is trusted.
-        """
-        return sync_folder.sync_dir(self._ledger, directory)
-
-    def digest(self) -> str:
-        """A SHA-256 of every row that syncs, in canonical order: equal on converged replicas."""
-        return sync_export.digest(self._ledger)
-
-    def write_plain(self, user_id: str, fmt: str, out: TextIO) -> int:
-        """Write one user's memories, each as known now, as CSV or a JSON array; returns how many.
-
-        Every memory appears once (retracted, expired and erased ones too, flagged; an
-        erased one without its text), with valid time, observed_at, recorded_at (the
-        origin device's) and arrived_at (this device's) as ISO 8601 UTC.
-
-        Raises:
-            InvalidInputError: ``fmt`` is neither ``"csv"`` nor ``"json"``.
-        """
-        check_text(user_id, "user_id")
-        return sync_export.write_plain(self._ledger, user_id, fmt, out)
 
     # -- the file ----------------------------------------------------------------
 

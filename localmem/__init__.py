@@ -8,6 +8,7 @@ from .core.filters import InvalidFilterError
 from .core.revision import Change, Erasure, Revision, Snapshot
 from .errors import (
     BatchAbortedError,
+    BusyError,
     CorruptDatabaseError,
     EmbeddingError,
     EmbeddingMismatchError,
@@ -95,6 +96,7 @@ __all__ = [
     "SchemaVersionError",
     "CorruptDatabaseError",
     "StorageError",
+    "BusyError",
     "BatchAbortedError",
     "EmbeddingError",
     "EmbeddingMismatchError",

@@ -3,11 +3,18 @@
 One factory applies the pragmas every connection needs; one ``transaction()``
 is the only way writes happen (BEGIN IMMEDIATE at the top, SAVEPOINT when
 nested); one function maps SQLite's errors to localmem's.
+
+Opening never writes to a current file: a reader opens, and reads, while
+another process holds the write lock (SQLite's WAL lets readers go on beside
+one writer). Only a file that needs creating, converting to WAL or migrating
+is written at open. A connection waits up to its busy timeout for the write
+lock, then raises :class:`~localmem.errors.BusyError`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import secrets
 from collections.abc import Iterator
@@ -19,12 +26,15 @@ import apsw.bestpractice
 import platformdirs
 
 from ..errors import (
+    BusyError,
     CorruptDatabaseError,
     ImmutableError,
     IntegrityError,
+    InvalidInputError,
     LocalmemError,
     SchemaVersionError,
     StorageError,
+    shown,
 )
 
 __all__ = [
@@ -33,7 +43,9 @@ __all__ = [
     "MIGRATIONS",
     "default_path",
     "schema_sql",
+    "DEFAULT_BUSY_TIMEOUT",
     "connect",
+    "optimize",
     "transaction",
     "map_errors",
 ]
@@ -433,7 +445,9 @@ END;
 """,
 }
 
-_BUSY_TIMEOUT_MS = 5_000
+#: Seconds a connection waits for another one to release the write lock before
+#: a write raises BusyError (``connect(busy_timeout=...)`` changes it).
+DEFAULT_BUSY_TIMEOUT = 5.0
 
 
 def default_path() -> Path:
@@ -491,6 +505,19 @@ def map_errors(*, committing: bool = False) -> Iterator[None]:
     except (apsw.NotADBError, apsw.CorruptError) as exc:
         raise CorruptDatabaseError(
             f"the database file is not a valid SQLite database ({_describe(exc)})") from exc
+    except apsw.BusyError as exc:
+        # SQLITE_BUSY: another connection (usually another process) holds the
+        # write lock and kept it past this connection's busy timeout.
+        raise BusyError(
+            f"the database is busy ({_describe(exc)}): another connection held its write lock "
+            "past the busy timeout; nothing was changed: retry, or open with a longer busy_timeout"
+        ) from exc
+    except UnicodeEncodeError as exc:
+        # apsw binds str as UTF-8; a lone surrogate that no input check caught lands here.
+        raise InvalidInputError(
+            f"a text argument has a lone surrogate {shown(exc.object[exc.start:exc.end])} "
+            f"(in {shown(exc.object)}): SQLite stores text as UTF-8, which cannot encode it"
+        ) from exc
     except (apsw.IOError, apsw.FullError, apsw.CantOpenError, apsw.ReadOnlyError) as exc:
         if committing:
             raise StorageError(
@@ -502,30 +529,81 @@ def map_errors(*, committing: bool = False) -> Iterator[None]:
 
 
 def _create_private(path: Path) -> None:
-    """Create ``path`` with mode 0600 if it does not exist (memories are private)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Create ``path`` with mode 0600 if it does not exist (memories are private).
+
+    Raises:
+        StorageError: the directory cannot be made, or the file cannot be
+            created there (a parent is a regular file, no permission, read-only
+            file system), naming the path.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        if isinstance(exc, FileExistsError):  # mkdir's word for "a parent is a regular file"
+            raise StorageError(
+                f"cannot create database {str(path)!r}: {str(path.parent)!r} (or a parent of it) "
+                "is a file, not a directory: expected a path in a writable directory"
+            ) from exc
+        raise StorageError(
+            f"cannot create database {str(path)!r}: its directory {str(path.parent)!r} cannot be "
+            f"made ({exc.strerror or exc}): expected a path in a writable directory"
+        ) from exc
     try:
         fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
     except FileExistsError:
+        if path.is_dir():
+            raise StorageError(
+                f"cannot open database {str(path)!r}: it is a directory, expected a file") from None
         return
+    except OSError as exc:
+        raise StorageError(
+            f"cannot create database {str(path)!r}: {exc.strerror or exc}: "
+            f"expected a path in a writable directory"
+        ) from exc
     os.close(fd)
 
 
-def connect(path: str | os.PathLike[str] | None, *, vfs: str | None = None) -> apsw.Connection:
+def _check_busy_timeout(busy_timeout: object) -> int:
+    """Milliseconds for SQLite from a timeout in seconds."""
+    if (isinstance(busy_timeout, bool) or not isinstance(busy_timeout, (int, float))
+            or not math.isfinite(busy_timeout) or not 0 <= busy_timeout <= 86_400):
+        raise InvalidInputError(
+            f"busy_timeout={shown(busy_timeout)}: expected seconds to wait for the write lock, "
+            "a number from 0 to 86400"
+        )
+    return round(busy_timeout * 1000)
+
+
+def connect(
+    path: str | os.PathLike[str] | None,
+    *,
+    vfs: str | None = None,
+    busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+) -> apsw.Connection:
     """Open (creating and migrating if needed) a localmem database.
 
     A file that is refused (not SQLite, someone else's, too new) is left
-    exactly as it was: the checks run before any pragma that writes.
+    exactly as it was: the checks run before any pragma that writes. A
+    current file is not written at all, so opening works while another
+    process holds the write lock.
 
     Args:
         path: a file path, ``":memory:"``, or None for :func:`default_path`.
         vfs: an apsw VFS name (tests use one that injects I/O faults).
+        busy_timeout: seconds to wait for another connection's write lock
+            before raising BusyError (default :data:`DEFAULT_BUSY_TIMEOUT`).
 
     Raises:
         CorruptDatabaseError: the file is not SQLite, or is someone else's database.
         SchemaVersionError: the file was written by a newer localmem, or no
-            migration path leads from its version to this one.
+            migration path leads from its version to this one, or a step
+            failed on a file whose tables do not match its version.
+        StorageError: the file cannot be created or opened (the path names it).
+        BusyError: the file needed writing at open (creating, migrating) and
+            another connection held the write lock past ``busy_timeout``.
+        InvalidInputError: ``busy_timeout`` is not a number of seconds.
     """
+    timeout_ms = _check_busy_timeout(busy_timeout)
     target = default_path() if path is None else path
     name = os.fspath(target)
     if name != ":memory:":
@@ -536,6 +614,7 @@ def connect(path: str | os.PathLike[str] | None, *, vfs: str | None = None) -> a
         except apsw.CantOpenError as exc:
             raise StorageError(f"cannot open database {name!r}: {exc}") from exc
         try:
+            conn.setbusytimeout(timeout_ms)
             fresh = _check_ownership(conn, name)
             _configure(conn)
             if fresh:
@@ -578,12 +657,15 @@ def _check_ownership(conn: apsw.Connection, name: str) -> bool:
 
 
 def _configure(conn: apsw.Connection) -> None:
-    apsw.bestpractice.connection_busy_timeout(conn, _BUSY_TIMEOUT_MS)
     apsw.bestpractice.connection_enable_foreign_keys(conn)
     apsw.bestpractice.connection_dqs(conn)
     apsw.bestpractice.connection_recursive_triggers(conn)
-    apsw.bestpractice.connection_optimize(conn)
-    apsw.bestpractice.connection_wal(conn)
+    # Not apsw.bestpractice.connection_optimize: its PRAGMA optimize may ANALYZE,
+    # which writes, and open must not write (it would wait on, then fail beside,
+    # another process's write lock). Statistics are refreshed by optimize() at close.
+    if conn.pragma("journal_mode") != "wal":
+        # Only a new (or foreign-converted) file; asking an existing WAL file again is a no-op.
+        apsw.bestpractice.connection_wal(conn)
     # Query planner stability: without it, once ANALYZE has written STAT4 rows
     # (PRAGMA optimize does), every as-of lookup with `recorded_at <= ?` is
     # re-planned at each bind, which costs more than the lookup itself.
@@ -607,12 +689,26 @@ def _create_schema(conn: apsw.Connection) -> None:
 
 
 def _migrate(conn: apsw.Connection) -> None:
-    """Run the numbered steps from the file's version to ours, one transaction each."""
-    steps = range(conn.pragma("user_version") + 1, SCHEMA_VERSION + 1)
+    """Run the numbered steps from the file's version to ours, one transaction each.
+
+    Raises:
+        SchemaVersionError: a step failed because the file's tables are not
+            what its user_version says (e.g. a current file whose user_version
+            was set back); that step is rolled back, so the file is unchanged.
+    """
+    version = conn.pragma("user_version")
+    steps = range(version + 1, SCHEMA_VERSION + 1)
     for step in steps:
-        with transaction(conn):
-            conn.execute(MIGRATIONS[step])
-            conn.pragma("user_version", step)
+        try:
+            with transaction(conn):
+                conn.execute(MIGRATIONS[step])
+                conn.pragma("user_version", step)
+        except (apsw.SQLError, apsw.ConstraintError, IntegrityError, ImmutableError) as exc:
+            raise SchemaVersionError(
+                f"{conn.filename!r} says schema version {version}, but migration step {step} "
+                f"does not apply to its tables ({exc}): the file's user_version does not match "
+                "its schema; it was left unchanged (run `localmem doctor` on a copy)"
+            ) from exc
     analyzed = conn.execute("SELECT 1 FROM sqlite_schema WHERE name = 'sqlite_stat1'").fetchone()
     if steps and analyzed:
         # A step's new index has no statistics beside the others' and the planner would
@@ -621,6 +717,22 @@ def _migrate(conn: apsw.Connection) -> None:
         # a second even at a million rows.
         conn.pragma("analysis_limit", 1000)
         conn.execute("ANALYZE")
+
+
+def optimize(conn: apsw.Connection) -> None:
+    """Refresh the planner's statistics if that can be done now, else skip it.
+
+    ``PRAGMA optimize`` may ANALYZE, which needs the write lock; while another
+    process holds it this returns at once rather than waiting the busy timeout
+    (statistics are an optimisation, and the next close tries again).
+    """
+    timeout = conn.pragma("busy_timeout")
+    conn.setbusytimeout(0)
+    try:
+        with contextlib.suppress(apsw.BusyError, apsw.ReadOnlyError, apsw.LockedError):
+            conn.pragma("optimize")
+    finally:
+        conn.setbusytimeout(int(timeout))
 
 
 @contextlib.contextmanager

@@ -539,7 +539,7 @@ def _create_private(path: Path) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        if isinstance(exc, FileExistsError):  # mkdir's word for "a parent is a regular file"
+        if isinstance(exc, (FileExistsError, NotADirectoryError)):  # a parent is a regular file
             raise StorageError(
                 f"cannot create database {str(path)!r}: {str(path.parent)!r} (or a parent of it) "
                 "is a file, not a directory: expected a path in a writable directory"

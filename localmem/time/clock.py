@@ -97,6 +97,10 @@ class Moment:
     is_date: bool
 
 
+def _zone_name(tz: tzinfo) -> str:
+    return str(getattr(tz, "key", None) or tz)
+
+
 def _out_of_range(name: str, raw: object) -> InvalidTimeError:
     return InvalidTimeError(
         f"{name}={shown(raw)} is out of range: expected an instant between "
@@ -143,7 +147,7 @@ def local_day_start(day: date, tz: ZoneInfo) -> datetime:
     """
     local = datetime(day.year, day.month, day.day, tzinfo=tz)
     # Round-trip through UTC normalises a non-existent local time forward.
-    return _to_utc(local, f"the start of {day.isoformat()} in {tz.key}", day.isoformat())
+    return _to_utc(local, f"the start of {day.isoformat()} in {_zone_name(tz)}", day.isoformat())
 
 
 def is_date_form(value: object) -> bool:
@@ -173,7 +177,7 @@ def parse_time(value: TimeInput, *, name: str, tz: ZoneInfo) -> Moment:
     if isinstance(value, datetime):
         return Moment(_aware(value, name), "instant", False)
     if isinstance(value, date):
-        return Moment(local_day_start(value, tz), "day", True)
+        return Moment(_day_start(value, tz, name, value.isoformat()), "day", True)
     if isinstance(value, int | float):
         return Moment(_from_epoch(value, name, value), "instant", False)
     if isinstance(value, str):
@@ -213,7 +217,7 @@ def _day_start(day: date, tz: ZoneInfo, name: str, raw: object) -> datetime:
         return local_day_start(day, tz)
     except InvalidTimeError as exc:
         raise InvalidTimeError(
-            f"{name}={shown(raw)} starts outside the supported range in {tz.key}: expected "
+            f"{name}={shown(raw)} starts outside the supported range in {_zone_name(tz)}: expected "
             "a date whose local start is between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z"
         ) from exc
 
@@ -241,7 +245,7 @@ def period_end(moment: Moment, tz: ZoneInfo) -> datetime:
         return local_day_start(nxt, tz)
     except (OverflowError, ValueError) as exc:  # InvalidTimeError is a ValueError too
         raise InvalidTimeError(
-            f"the {moment.precision} starting {start.isoformat()} in {tz.key} ends after "
+            f"the {moment.precision} starting {start.isoformat()} in {_zone_name(tz)} ends after "
             "9999-12-31T23:59:59.999999Z, the last instant localmem can store: "
             "expected an earlier date"
         ) from exc

@@ -22,13 +22,14 @@ import json
 from collections.abc import Mapping
 from zoneinfo import ZoneInfo
 
-from ..errors import InvalidInputError, shown
+from ..errors import InvalidInputError, NotFoundError, shown
 from ..time.clock import TimeInput, parse_time, to_micros
 
 __all__ = [
     "MAX_JSON_DEPTH",
     "check_text",
     "check_encodable",
+    "check_memory_id",
     "optional_text",
     "observed_micros",
     "encode_json",
@@ -61,6 +62,22 @@ def check_encodable(value: str, name: str) -> str:
             f"{name}={shown(value)} has a NUL character at position {nul}: "
             "SQLite's text functions and full-text index stop at NUL, so it cannot be stored"
         )
+    return value
+
+
+def check_memory_id(value: object) -> str:
+    """``value`` if it can be looked up as a memory id (or prefix): a string SQLite can bind.
+
+    Raises:
+        NotFoundError: not a string, or a string no memory id can equal (a lone
+            surrogate or a NUL: ids are ASCII), naming it.
+    """
+    if not isinstance(value, str):
+        raise NotFoundError(f"memory id {shown(value)} is not an id: expected a string")
+    try:
+        check_encodable(value, "memory_id")
+    except InvalidInputError as exc:
+        raise NotFoundError(f"no memory with id {shown(value)}: {exc}") from None
     return value
 
 

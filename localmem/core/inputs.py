@@ -104,11 +104,16 @@ def observed_micros(observed_at: TimeInput | None, now: int, z: ZoneInfo) -> int
 
 def _too_deep(value: object, limit: int) -> bool:
     """Whether ``value`` nests lists/dicts more than ``limit`` levels (never recursing past it)."""
+    if type(value) in _SCALARS:
+        return False
     if isinstance(value, (list, tuple)):
         return limit == 0 or any(_too_deep(v, limit - 1) for v in value)
     if isinstance(value, Mapping):
         return limit == 0 or any(_too_deep(v, limit - 1) for v in value.values())
     return False
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def encode_json(value: object, name: str) -> str | None:
@@ -120,20 +125,25 @@ def encode_json(value: object, name: str) -> str | None:
     """
     if value is None:
         return None
-    if _too_deep(value, MAX_JSON_DEPTH):
-        raise InvalidInputError(
+    def too_deep() -> InvalidInputError:
+        return InvalidInputError(
             f"{name}={shown(value)} nests lists and dicts more than {MAX_JSON_DEPTH} levels deep: "
             f"expected at most {MAX_JSON_DEPTH}"
         )
+
     try:
         text = json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError, RecursionError) as exc:
-        # RecursionError too: a user Mapping/Sequence type that is not a list/dict
-        # (so _too_deep does not look inside) may still nest without end.
+    except RecursionError:  # the C encoder stops cleanly at Python's recursion limit
+        raise too_deep() from None
+    except (TypeError, ValueError) as exc:
         raise InvalidInputError(
             f"{name}={shown(value)} is not JSON-serialisable: expected numbers, strings, "
             f"booleans, None, lists and dicts with string keys ({shown(str(exc))})"
         ) from exc
+    # Fewer brackets than the limit cannot nest past it (the common case, at C speed);
+    # brackets inside strings only send a value to the exact walk.
+    if text.count("[") + text.count("{") > MAX_JSON_DEPTH and _too_deep(value, MAX_JSON_DEPTH):
+        raise too_deep()
     # NUL is escaped by json.dumps (\u0000); a lone surrogate is not.
     return check_encodable(text, name)
 

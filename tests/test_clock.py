@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import localmem
 from localmem.testing import FrozenClock
-from localmem.time.clock import from_micros, parse_time, period_end, to_micros, zone
+from localmem.time.clock import from_micros, instant_micros, parse_time, period_end, to_micros, zone
 
 BERLIN = ZoneInfo("Europe/Berlin")
 
@@ -178,3 +178,16 @@ def test_any_value_is_a_moment_or_a_localmem_error(value: object) -> None:
         except localmem.LocalmemError:
             continue
         assert moment.at.tzinfo is UTC and end >= moment.at
+
+
+@pytest.mark.parametrize(
+    "value",
+    [datetime(1, 1, 1, tzinfo=TOKYO), datetime(9999, 12, 31, 23, tzinfo=ZoneInfo("America/Adak"))],
+    ids=repr,
+)
+def test_the_fast_path_for_aware_datetimes_checks_the_range_too(value: datetime) -> None:
+    """instant_micros (the read axes' fast path) refuses years outside 1..9999 UTC, as parse_time does."""
+    with pytest.raises(localmem.InvalidTimeError, match="as_of=.* is out of range"):
+        instant_micros(value, name="as_of", tz=TOKYO)
+    assert instant_micros(datetime.min.replace(tzinfo=UTC), name="as_of", tz=TOKYO) == to_micros(
+        datetime.min.replace(tzinfo=UTC))

@@ -58,6 +58,10 @@ _PARTIAL_DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$")
 _EPOCH_SECONDS = re.compile(r"^-?\d{5,}(?:\.\d+)?$")
 
 
+_MIN_MICROS = -62_135_596_800_000_000  # 0001-01-01T00:00:00Z
+_MAX_MICROS = 253_402_300_799_999_999  # 9999-12-31T23:59:59.999999Z
+
+
 def system_clock() -> datetime:
     """The wall clock, in UTC. The store's default clock; nothing else calls it."""
     return datetime.now(UTC)
@@ -271,5 +275,10 @@ def instant_micros(value: TimeInput, *, name: str, tz: ZoneInfo) -> int:
     if type(value) is datetime:
         if value.tzinfo is None or value.utcoffset() is None:
             _aware(value, name)  # raises NaiveDatetimeError
-        return to_micros(value)
+        us = to_micros(value)
+        # datetime(1, 1, 1, tzinfo=Tokyo) is a valid datetime but before year 1 in UTC:
+        # stored, it could never be read back (from_micros would overflow).
+        if not _MIN_MICROS <= us <= _MAX_MICROS:
+            raise _out_of_range(name, value)
+        return us
     return to_micros(parse_time(value, name=name, tz=tz).at)

@@ -142,7 +142,7 @@ _WRITER = textwrap.dedent("""
 """)
 
 _READER = textwrap.dedent("""
-    import json, os, sys
+    import json, os, sys, time
     import localmem
     path, stop = sys.argv[1], sys.argv[2]
     reads = busy = 0
@@ -157,6 +157,7 @@ _READER = textwrap.dedent("""
             continue
         assert now >= seen, (now, seen)  # what a reader has seen never goes away
         seen, reads = now, reads + 1
+        time.sleep(0.005)  # leave the CPU to the writers: 2 cores run all six processes
     store.close()
     print(json.dumps({"reads": reads, "busy": busy}))
 """)

@@ -304,6 +304,9 @@ def test_a_write_raises_only_localmem_errors_and_a_refused_one_changes_nothing(c
 # path for aware datetimes let it through to from_micros (OverflowError).
 @example(call=("compare", (Ref(0),), {"known_at": [datetime(1, 1, 1, tzinfo=ZoneInfo("Asia/Tokyo"))]}))
 @example(call=("get", (Ref(0),), {"as_of": datetime(1, 1, 1, tzinfo=ZoneInfo("Asia/Tokyo"))}))
+# And: a query's time phrases were read in the user's zone at a known_at of 0001-01-01Z
+# (Lisbon is behind UTC there, so the local send date was in year 0).
+@example(call=("search", ("0",), {"user_id": "sam", "known_at": datetime(1, 1, 1, tzinfo=UTC)}))
 def test_a_read_raises_only_localmem_errors(call: Call) -> None:
     """Every read signature under hostile arguments raises nothing but LocalmemError."""
     store, ids = _seeded()

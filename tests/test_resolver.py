@@ -922,3 +922,13 @@ def test_find_times_is_well_formed(words: list[str], tz: str, sent: datetime) ->
             assert m.start < m.end, (text, m)
         for at in (m.start, m.end):
             assert at is None or getattr(at.tzinfo, "key", None) == tz
+
+
+@pytest.mark.parametrize(
+    ("sent_at", "tz"),
+    [(datetime(1, 1, 1, tzinfo=UTC), "Europe/Lisbon"),
+     (datetime(9999, 12, 31, 23, tzinfo=UTC), "Asia/Tokyo")],
+)
+def test_a_message_sent_at_the_edge_of_the_calendar_has_no_phrases(sent_at: datetime, tz: str) -> None:
+    """If the zone puts the send instant's local date outside years 1..9999, nothing resolves (no error)."""
+    assert find_times("yesterday at 3pm, 0 or 12 June", sent_at=sent_at, tz=tz) == []

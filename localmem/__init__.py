@@ -10,6 +10,7 @@ from .core.revision import Change, Erasure, Revision, Snapshot
 from .core.staleness import Staleness
 from .errors import (
     BatchAbortedError,
+    BusyError,
     CorruptDatabaseError,
     DatabaseNotFoundError,
     EmbeddingError,
@@ -103,6 +104,7 @@ __all__ = [
     "CorruptDatabaseError",
     "DatabaseNotFoundError",
     "StorageError",
+    "BusyError",
     "BatchAbortedError",
     "EmbeddingError",
     "EmbeddingMismatchError",

@@ -7,7 +7,10 @@ Messages name the offending value and what was expected.
 
 from __future__ import annotations
 
+import reprlib
+
 __all__ = [
+    "shown",
     "LocalmemError",
     "InvalidInputError",
     "NaiveDatetimeError",
@@ -24,6 +27,7 @@ __all__ = [
     "CorruptDatabaseError",
     "StorageError",
     "DatabaseNotFoundError",
+    "BusyError",
     "BatchAbortedError",
     "EmbeddingError",
     "EmbeddingMismatchError",
@@ -98,6 +102,10 @@ class DatabaseNotFoundError(LocalmemError, FileNotFoundError):
     """The database file (or the folder it would go in) does not exist, and creating it was not asked for."""
 
 
+class BusyError(StorageError, TimeoutError):
+    """Another connection held the write lock past the busy timeout; nothing was changed."""
+
+
 class BatchAbortedError(LocalmemError):
     """A write failed part way inside a batch, so the whole batch rolls back."""
 
@@ -135,3 +143,31 @@ class SyncClockError(SyncFileError):
 
 
 __all__ += ["SyncRuleError", "SyncClockError"]
+
+
+class _Shown(reprlib.Repr):
+    def repr_int(self, x: int, level: int) -> str:
+        if x.bit_length() > 128:
+            return f"<an int of {x.bit_length()} bits>"
+        return super().repr_int(x, level)
+
+
+_SHOWN = _Shown()
+_SHOWN.maxlevel = 3
+_SHOWN.maxstring = 80
+_SHOWN.maxother = 80
+_SHOWN.maxlong = 40
+
+
+def shown(value: object) -> str:
+    """A short repr of ``value`` for an error message, whatever it is.
+
+    A message must never fail while it is being formatted: a plain ``repr`` of
+    a list nested 10,000 deep raises RecursionError, one of ``10**5000`` raises
+    ValueError (Python's limit on int-to-text conversion), and one of a 100 MB
+    string would make a 100 MB message. This one is bounded in depth and length.
+    """
+    try:
+        return _SHOWN.repr(value)
+    except Exception:  # a user type whose __repr__ fails must not hide the real error
+        return f"<a {type(value).__name__}>"

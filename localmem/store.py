@@ -25,23 +25,30 @@ import contextlib
 import os
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import apsw
 
 from .core import reads, writes
-from .core.db import APPLICATION_ID, SCHEMA_VERSION, connect, default_path, map_errors, schema_sql
-from .core.doctor import Check, DoctorReport, run_checks
+from .core.db import (
+    APPLICATION_ID,
+    DEFAULT_BUSY_TIMEOUT,
+    SCHEMA_VERSION,
+    check_path,
+    connect,
+    map_errors,
+    optimize,
+    schema_sql,
+)
+from .core.doctor import Check, DoctorReport, StoreInfo, file_info, run_checks
 from .core.embedding import Embedder, check_embedder, check_model, load_vec
 from .core.inputs import check_text
 from .core.ledger import Ledger
 from .core.revision import Change, Erasure, Revision, Snapshot
 from .core.writes import UNSET, Unset
-from .errors import DatabaseNotFoundError, InvalidInputError, LocalmemError
+from .errors import InvalidInputError, LocalmemError
 from .replay.facade import Replay
 from .search import api as search_api
 from .search.ranking import Hit
@@ -57,6 +64,7 @@ def open(
     clock: Clock | None = None,
     embedder: Embedder | None = None,
     create: bool = True,
+    busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
 ) -> Store:
     """Open the store at ``path``, creating or migrating it as needed.
 
@@ -77,6 +85,8 @@ def open(
             (the default): lexical search only, no model.
         create: make the file if it does not exist (the default); False
             opens only an existing one (what a read-only tool wants).
+        busy_timeout: seconds a write waits for another process's write lock
+            before raising BusyError.
 
     Raises:
         CorruptDatabaseError: the file is not a localmem database.
@@ -86,8 +96,8 @@ def open(
             name with other dimensions.
         DatabaseNotFoundError: ``create`` is False and there is no file at ``path``.
     """
-    _check_path(path, create)
-    conn = connect(path)
+    check_path(path, create)
+    conn = connect(path, busy_timeout=busy_timeout)
     try:
         return Store(conn, clock=clock or system_clock, embedder=embedder)
     except BaseException:
@@ -95,42 +105,11 @@ def open(
         raise
 
 
-def _check_path(path: str | os.PathLike[str] | None, create: bool) -> None:
-    """Refuse a missing file when not creating, before SQLite makes one."""
-    if path is None:
-        target = default_path()
-        if not create and not target.exists():
-            raise DatabaseNotFoundError(f"no localmem database at {str(target)!r} (the default file) yet")
-        return
-    name = os.fspath(path)
-    if name == ":memory:":
-        return
-    target = Path(name)
-    if target.exists():
-        return
-    if not create:
-        raise DatabaseNotFoundError(f"no localmem database at {name!r}: open(..., create=False) makes none")
-
-
 def _pick(name: str, old: Any, new: Any) -> Any:
     """An argument given the deprecated way or the new one, refused if given both ways."""
     if old is not None and new is not None:
         raise InvalidInputError(f"{name} given twice (by position and by keyword): give it once, by keyword")
     return new if old is None else old
-
-
-@dataclass(frozen=True, slots=True)
-class StoreInfo:
-    """What ``Store.info()`` reports about a database file."""
-
-    path: str
-    schema_version: int
-    device_id: str
-    users: int
-    memories: int
-    revisions: int
-    erasures: int
-    size_bytes: int
 
 
 class Store(Replay, Sync):
@@ -174,8 +153,7 @@ class Store(Replay, Sync):
         with contextlib.suppress(LocalmemError):
             self._ledger.checkpoint()
         conn = self._ledger.connection
-        with contextlib.suppress(apsw.Error):
-            conn.pragma("optimize")
+        optimize(conn)  # refreshes planner statistics unless another process holds the lock
         conn.close()
 
     def __enter__(self) -> Store:
@@ -693,21 +671,7 @@ class Store(Replay, Sync):
 
     def info(self) -> StoreInfo:
         """Counts and identity of this database file."""
-        c = self._ledger.connection
-        size = 0
-        if self.path not in ("", ":memory:"):
-            size = sum(Path(self.path + s).stat().st_size
-                       for s in ("", "-wal") if Path(self.path + s).exists())
-        return StoreInfo(
-            path=self.path or ":memory:",
-            schema_version=c.pragma("user_version"),
-            device_id=self.device_id,
-            users=c.execute("SELECT count(DISTINCT user_id) FROM memories").get,
-            memories=c.execute("SELECT count(*) FROM memories").get,
-            revisions=c.execute("SELECT count(*) FROM revisions").get,
-            erasures=c.execute("SELECT count(*) FROM erasures").get,
-            size_bytes=size,
-        )
+        return file_info(self._ledger.connection, self.device_id)
 
     def doctor(self) -> DoctorReport:
         """Check the file: SQLite's integrity, the FTS index, and localmem's invariants."""

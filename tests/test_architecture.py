@@ -185,7 +185,7 @@ def test_the_latest_revision_order_is_written_once() -> None:
     schema's memory_latest view (for people at the sqlite3 shell) and the migration that made it."""
     spelled = {name for package in ("localmem", "tui") for name, path in _modules(package)
                if _ORDER.search(path.read_text(encoding="utf-8"))}
-    assert spelled == {"localmem.core.db"}  # migration 7's copy of the view, frozen with its version
+    assert spelled == {"localmem.core.migrations"}  # migration 7's copy of the view, frozen with its step
     assert len(_ORDER.findall(schema_sql())) == 1
     assert sql.revision_order("r") == "r.hlc DESC, r.origin DESC, r.rev_id DESC"
     assert sql.revision_order("r", newest_first=False) == "r.hlc, r.origin, r.rev_id"

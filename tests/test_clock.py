@@ -11,7 +11,15 @@ from hypothesis import strategies as st
 
 import localmem
 from localmem.testing import FrozenClock
-from localmem.time.clock import TimeInput, from_micros, parse_time, period_end, to_micros, zone
+from localmem.time.clock import (
+    TimeInput,
+    from_micros,
+    instant_micros,
+    parse_time,
+    period_end,
+    to_micros,
+    zone,
+)
 
 BERLIN = ZoneInfo("Europe/Berlin")
 
@@ -48,7 +56,8 @@ def test_micros_round_trip(us: int) -> None:
 def test_zone_names_are_checked() -> None:
     """A real IANA name is a zone; anything else is UnknownZoneError."""
     assert zone("Asia/Singapore").key == "Asia/Singapore"
-    for bad in ("", "Mars/Olympus", "../etc/passwd", 5):
+    # "A" * 300 is too long for a file name (zoneinfo raised OSError); "Europe" is a directory.
+    for bad in ("", "Mars/Olympus", "../etc/passwd", 5, "A" * 300, "Europe", "UTC\x00", "caf\udcff"):
         with pytest.raises(localmem.UnknownZoneError):
             zone(bad)  # type: ignore[arg-type]  # deliberately wrong: 5 is no zone name
 
@@ -120,3 +129,75 @@ def test_singapore_morning_is_the_previous_utc_day(store: localmem.Store) -> Non
     assert m.valid_from.astimezone(ZoneInfo("Asia/Singapore")).date() == date(2025, 8, 10)
     assert m.observed_at.date() == date(2025, 8, 9)
     assert str(m.valid) == "2025-08-10"
+
+
+TOKYO = ZoneInfo("Asia/Tokyo")
+
+
+@pytest.mark.parametrize(
+    ("value", "tz"),
+    [
+        ("0001-01-01", TOKYO),  # starts in year 0 in UTC
+        ("0001", TOKYO),
+        (date(1, 1, 1), TOKYO),
+        ("0001-01-01T00:00:00+09:00", UTC),
+        (datetime(1, 1, 1, tzinfo=TOKYO), UTC),
+        (datetime(9999, 12, 31, 23, tzinfo=ZoneInfo("America/New_York")), UTC),  # year 10000 in UTC
+        (10**400, UTC),  # too big for a float
+        (-(10**400), UTC),
+        (10**12, UTC),  # year 33658
+        (1e300, UTC),
+        ("1" * 400, UTC),
+    ],
+    ids=repr,
+)
+def test_a_time_outside_the_datetime_range_is_invalid_time(value: object, tz: ZoneInfo) -> None:
+    """Instants before 0001-01-01Z or after 9999-12-31Z raise InvalidTimeError, not OverflowError."""
+    with pytest.raises(localmem.InvalidTimeError, match=r"^t="):
+        parse_time(value, name="t", tz=tz)  # type: ignore[arg-type]
+
+
+def test_the_edges_of_the_range_are_times() -> None:
+    """The first and last instants of the range, and their days in UTC, are accepted."""
+    utc = ZoneInfo("UTC")
+    assert parse_time("0001-01-01", name="t", tz=utc).at == datetime(1, 1, 1, tzinfo=UTC)
+    assert parse_time("9999-12-31T23:59:59.999999Z", name="t", tz=utc).at == datetime.max.replace(tzinfo=UTC)
+    assert parse_time(-62135596800, name="t", tz=utc).at == datetime(1, 1, 1, tzinfo=UTC)
+    assert period_end(parse_time("9999-12-30", name="t", tz=utc), utc) == datetime(9999, 12, 31, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("value", ["9999-12-31", "9999-12", "9999"])
+def test_a_period_ending_after_9999_is_invalid_time(value: str) -> None:
+    """The last day, month or year of 9999 has no end localmem can store: InvalidTimeError naming it."""
+    moment = parse_time(value, name="t", tz=ZoneInfo("UTC"))
+    with pytest.raises(localmem.InvalidTimeError, match="9999") as err:
+        period_end(moment, ZoneInfo("UTC"))
+    assert "ends after 9999-12-31T23:59:59.999999Z" in str(err.value)
+
+
+@given(st.one_of(
+    st.integers(), st.floats(), st.text(), st.dates(), st.datetimes(timezones=st.timezones()),
+    st.from_regex(r"-?\d{1,6}(-\d{1,2}(-\d{1,2})?)?", fullmatch=True),
+))
+def test_any_value_is_a_moment_or_a_localmem_error(value: object) -> None:
+    """parse_time and period_end never raise anything but LocalmemError, in any zone."""
+    for tz in (TOKYO, ZoneInfo("Pacific/Kiritimati"), ZoneInfo("America/Adak")):
+        try:
+            moment = parse_time(value, name="t", tz=tz)  # type: ignore[arg-type]
+            end = period_end(moment, tz)
+        except localmem.LocalmemError:
+            continue
+        assert moment.at.tzinfo is UTC and end >= moment.at
+
+
+@pytest.mark.parametrize(
+    "value",
+    [datetime(1, 1, 1, tzinfo=TOKYO), datetime(9999, 12, 31, 23, tzinfo=ZoneInfo("America/Adak"))],
+    ids=repr,
+)
+def test_the_fast_path_for_aware_datetimes_checks_the_range_too(value: datetime) -> None:
+    """instant_micros (the read axes' fast path) refuses years outside 1..9999 UTC, as parse_time does."""
+    with pytest.raises(localmem.InvalidTimeError, match="as_of=.* is out of range"):
+        instant_micros(value, name="as_of", tz=TOKYO)
+    assert instant_micros(datetime.min.replace(tzinfo=UTC), name="as_of", tz=TOKYO) == to_micros(
+        datetime.min.replace(tzinfo=UTC))

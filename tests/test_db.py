@@ -331,3 +331,88 @@ def test_a_migrated_file_that_had_statistics_has_them_for_its_new_index(
             "EXPLAIN QUERY PLAN SELECT tz FROM revisions WHERE user_id = ? AND version = 1"
             " ORDER BY arrived_at DESC, seq DESC LIMIT 1", ("sam",)))
         assert "revisions_new" not in plan and "TEMP B-TREE" not in plan
+
+
+# -- files that cannot be opened, and what opening writes (issue 15, items 5 and 7) ------------
+
+
+def test_a_current_file_whose_version_was_set_back_is_refused_unchanged(
+    db_path: Path, clock: FrozenClock
+) -> None:
+    """A current file labelled version 6 raises SchemaVersionError (not apsw's SQLError), every byte kept."""
+    _localmem_file(db_path, clock)
+    _set_user_version(db_path, _db.SCHEMA_VERSION - 1)
+    before = db_path.read_bytes()
+
+    with pytest.raises(localmem.SchemaVersionError) as info:
+        localmem.open(db_path)
+
+    message = str(info.value)
+    assert f"says schema version {_db.SCHEMA_VERSION - 1}" in message
+    assert f"migration step {_db.SCHEMA_VERSION} does not apply" in message
+    assert db_path.read_bytes() == before
+
+
+def test_a_path_under_a_regular_file_is_a_storage_error_naming_it(tmp_path: Path) -> None:
+    """`--db notes.txt/x.db` raises StorageError naming the path and the file in the way, not OSError."""
+    (tmp_path / "notes.txt").write_text("not a directory")
+    for path in (tmp_path / "notes.txt" / "x.db", tmp_path / "notes.txt" / "deeper" / "x.db"):
+        with pytest.raises(localmem.StorageError) as info:
+            localmem.open(path)
+        assert str(path) in str(info.value)
+        assert "not a directory" in str(info.value)
+    assert (tmp_path / "notes.txt").read_text() == "not a directory"
+
+
+def test_a_directory_as_the_database_is_a_storage_error(tmp_path: Path) -> None:
+    """Opening a directory as the database raises StorageError saying it is a directory."""
+    with pytest.raises(localmem.StorageError, match="it is a directory"):
+        localmem.open(tmp_path)
+
+
+def test_a_new_file_in_a_read_only_directory_is_a_storage_error(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the OS refuses to create the file (EACCES), open raises StorageError naming the path.
+
+    Simulated at os.open: CI runs as root, and root ignores directory permissions.
+    """
+    def refuse(path: object, flags: int, mode: int = 0o777) -> int:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(os, "open", refuse)
+    with pytest.raises(localmem.StorageError) as info:
+        localmem.open(db_path)
+    assert str(db_path) in str(info.value) and "Permission denied" in str(info.value)
+    assert not db_path.exists()
+
+
+@pytest.mark.parametrize("timeout", [-1, float("nan"), float("inf"), True, "5", 10**6])
+def test_a_bad_busy_timeout_is_refused(timeout: object) -> None:
+    """busy_timeout must be a number of seconds from 0 to a day: anything else is InvalidInputError."""
+    with pytest.raises(localmem.InvalidInputError, match="busy_timeout"):
+        _db.connect(":memory:", busy_timeout=timeout)  # type: ignore[arg-type]
+
+
+def test_the_busy_timeout_is_the_one_given(db_path: Path) -> None:
+    """connect(busy_timeout=s) makes SQLite wait s seconds for a lock (5 s by default)."""
+    for given, ms in ((None, 5000), (0.25, 250), (0, 0)):
+        conn = _db.connect(db_path) if given is None else _db.connect(db_path, busy_timeout=given)
+        try:
+            assert conn.pragma("busy_timeout") == ms
+        finally:
+            conn.close()
+
+
+def test_opening_a_current_file_writes_nothing(db_path: Path, clock: FrozenClock) -> None:
+    """Opening (and reading) a current file leaves its bytes as they were and puts no frame in the WAL."""
+    _localmem_file(db_path, clock)
+    before = db_path.read_bytes()
+    conn = _db.connect(db_path)
+    try:
+        assert conn.execute("SELECT count(*) FROM memories").get == 1
+        wal = db_path.with_name(db_path.name + "-wal")
+        assert not wal.exists() or wal.stat().st_size == 0
+        assert db_path.read_bytes() == before
+    finally:
+        conn.close()

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import localmem
-from localmem.core.filters import MAX_DEPTH, InvalidFilterError, compile_filter
+from localmem.core.filters import MAX_DEPTH, MAX_LIST, MAX_PARAMS, InvalidFilterError, compile_filter
 from localmem.testing import FrozenClock
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -164,6 +164,13 @@ def test_a_filter_narrows_a_current_read_never_widens_it(store: localmem.Store, 
 # -- bad trees -----------------------------------------------------------------------------------
 
 
+def _nested_list(n: int) -> Any:
+    value: Any = 1
+    for _ in range(n):
+        value = [value]
+    return value
+
+
 def _deep(n: int) -> dict[str, Any]:
     tree: dict[str, Any] = {"kind": "goal"}
     for _ in range(n):
@@ -199,6 +206,26 @@ def _deep(n: int) -> dict[str, Any]:
         ({"attributes.km": {"gt": [1]}}, "gt compares numbers or strings"),
         ({"attributes.km": {"eq": {"a": 1}}}, "expected a string, number, boolean or null"),
         (_deep(MAX_DEPTH + 1), f"nested deeper than {MAX_DEPTH}"),
+        # Bounds on size and on values SQLite cannot hold (issue 15, item 7).
+        ({"kind": {"in": ["goal"] * 40_000}},
+         f"filters.kind.in: a list of 40000 items: expected at most {MAX_LIST}"),
+        ({"attributes.n": {"nin": list(range(MAX_LIST + 1))}}, f"expected at most {MAX_LIST}"),
+        ({"OR": [{"kind": "goal"}] * (MAX_LIST + 1)}, "filters.OR: a list of 1001 items"),
+        ({"observed_at": {"in": ["2025-06-01"] * (MAX_LIST + 1)}}, "filters.observed_at.in: a list"),
+        ({"AND": [{"attributes.n": {"in": list(range(MAX_LIST))}}] * 11}, f"more than {MAX_PARAMS} values"),
+        ({"attributes.a": 2**70}, "filters.attributes.a.eq=1180591620717411303424 does not fit in 64 bits"),
+        ({"attributes.a": {"gt": -(2**63) - 1}}, "does not fit in 64 bits"),
+        ({"attributes.a": {"in": [1, 2**64]}}, "filters.attributes.a.in[1]="),
+        ({"attributes.a": {"contains": 2**70}}, "does not fit in 64 bits"),
+        ({"attributes.a": float("nan")}, "filters.attributes.a.eq=nan: expected a finite number"),
+        ({"attributes.a": {"lt": float("inf")}}, "expected a finite number"),
+        ({"attributes.a": {"ne": float("-inf")}}, "expected a finite number"),
+        ({"attributes.a": "caf\udcff"}, "lone surrogate"),
+        ({"kind": "go\x00al"}, "NUL character"),
+        ({"key": {"contains": "\ud800"}}, "filters.key.contains="),
+        ({"attributes.a": _nested_list(10_000)}, "filters.attributes.a.eq=[[[[...]]]]"),
+        ({"valid_time": {"lte": "9999-12-31"}}, "ends after 9999-12-31T23:59:59.999999Z"),
+        ({"observed_at": {"gte": 10**400}}, "out of range"),
     ],
     ids=lambda v: None if isinstance(v, (dict, list)) else v,
 )
@@ -210,6 +237,34 @@ def test_a_bad_tree_is_refused_naming_the_place(store: localmem.Store, tree: Any
     assert says in str(err.value)
     assert isinstance(err.value, localmem.InvalidInputError)
     assert store.info().revisions == before
+
+
+def test_lists_at_the_size_limit_run_in_sqlite(store: localmem.Store) -> None:
+    """An in-list, an OR list and an AND list of MAX_LIST items each run and find the one match.
+
+    SQLite refuses an expression deeper than 1,000 and a statement with more than
+    32,766 values; the compiler joins lists as balanced trees and bounds the values.
+    """
+    hit = store.add("the one", user_id="u", kind="k500", attributes={"n": 500})
+    store.add("another", user_id="u", kind="other", attributes={"n": -1})
+    kinds = [f"k{i}" for i in range(MAX_LIST)]
+    trees = [
+        {"kind": {"in": kinds}},
+        {"attributes.n": {"in": list(range(MAX_LIST))}},
+        {"OR": [{"attributes.n": i} for i in range(MAX_LIST)]},
+        {"AND": [{"attributes.n": {"ne": i}} for i in range(MAX_LIST) if i != 500] + [{"kind": "k500"}]},
+        {"NOT": {"kind": {"nin": kinds}}},
+    ]
+    for tree in trees:
+        assert ids(everything(store, "u", tree)) == {hit.memory_id}, str(tree)[:60]
+
+
+def test_integers_at_sqlites_limits_are_compared_exactly(store: localmem.Store) -> None:
+    """The largest and smallest 64-bit integers are accepted as filter values and match exactly."""
+    big = store.add("big", user_id="u", attributes={"n": 2**63 - 1})
+    small = store.add("small", user_id="u", attributes={"n": -(2**63)})
+    assert ids(everything(store, "u", {"attributes.n": 2**63 - 1})) == {big.memory_id}
+    assert ids(everything(store, "u", {"attributes.n": {"lte": -(2**63)}})) == {small.memory_id}
 
 
 def test_a_tree_at_the_depth_limit_compiles() -> None:

@@ -1251,3 +1251,11 @@ def test_a_sentence_start_is_read_from_a_window_before_the_phrase() -> None:
     assert rewrite(text, found(text)).endswith("On 2025-06-17 I ran")
     text = "ok" + " " * 60 + "yesterday I ran"
     assert rewrite(text, found(text)).endswith("on 2025-06-17 I ran")
+@pytest.mark.parametrize(
+    ("sent_at", "tz"),
+    [(datetime(1, 1, 1, tzinfo=UTC), "Europe/Lisbon"),
+     (datetime(9999, 12, 31, 23, tzinfo=UTC), "Asia/Tokyo")],
+)
+def test_a_message_sent_at_the_edge_of_the_calendar_has_no_phrases(sent_at: datetime, tz: str) -> None:
+    """If the zone puts the send instant's local date outside years 1..9999, nothing resolves (no error)."""
+    assert find_times("yesterday at 3pm, 0 or 12 June", sent_at=sent_at, tz=tz) == []

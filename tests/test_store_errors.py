@@ -10,6 +10,7 @@ import pytest
 from helpers import dump
 
 import localmem
+from localmem import InvalidFilterError
 from localmem.testing import FrozenClock
 
 NAIVE = datetime(2025, 6, 16, 12, 0)  # noqa: DTZ001 - naive on purpose
@@ -123,7 +124,86 @@ def _bad_calls(ids: dict[str, str]) -> list[tuple[str, type[Exception], str, Cal
          lambda s: s.add("x", user_id="sam", attributes=["a"])),
         ("a non-JSON correction value", localmem.InvalidInputError, "value",
          lambda s: s.correct(sam, value=object())),
+        # What SQLite cannot hold faithfully (issue 15, item 7).
+        ("a lone surrogate in text", localmem.InvalidInputError, "surrogate",
+         lambda s: s.add("caf\udcff", user_id="sam")),
+        ("a lone surrogate in a user id", localmem.InvalidInputError, "user_id",
+         lambda s: s.add("cafe", user_id="sam\udcff")),
+        ("a lone surrogate in a key", localmem.InvalidInputError, "surrogate",
+         lambda s: s.add("cafe", user_id="sam", key="k\udcff")),
+        ("a lone surrogate in a correction", localmem.InvalidInputError, "surrogate",
+         lambda s: s.correct(sam, text="Sam lives in Lisb\udcffn")),
+        ("a lone surrogate in a reason", localmem.InvalidInputError, "reason",
+         lambda s: s.retract(sam, reason="\ud800")),
+        ("a lone surrogate in an attribute name", localmem.InvalidInputError, "surrogate",
+         lambda s: s.add("x", user_id="sam", attributes={"caf\udcff": 1})),
+        ("a lone surrogate in a value", localmem.InvalidInputError, "surrogate",
+         lambda s: s.add("x", user_id="sam", value=["caf\udcff"])),
+        ("a lone surrogate in a read's user id", localmem.InvalidInputError, "surrogate",
+         lambda s: s.read("sam\udcff")),
+        ("text starting with NUL", localmem.InvalidInputError, "NUL",
+         lambda s: s.add("\x00Sam", user_id="sam")),
+        ("text holding a NUL", localmem.InvalidInputError, "position 3",
+         lambda s: s.add("Sam\x00 lives", user_id="sam")),
+        ("a user id holding a NUL", localmem.InvalidInputError, "NUL",
+         lambda s: s.add("x", user_id="\x00sam")),
+        ("year 1 read in a zone east of UTC", localmem.InvalidTimeError, "0001-01-01",
+         lambda s: s.add("x", user_id="sam", valid_from="0001-01-01", tz="Asia/Tokyo")),
+        ("an expiry at the last day of 9999", localmem.InvalidTimeError, "9999-12-31",
+         lambda s: s.add("x", user_id="sam", expires="9999-12-31")),
+        ("an expiry in the year 9999", localmem.InvalidTimeError, "9999",
+         lambda s: s.add("x", user_id="sam", expires="9999")),
+        ("expiring on the last day of 9999", localmem.InvalidTimeError, "9999-12-31",
+         lambda s: s.expire(sam, "9999-12-31")),
+        ("an instant before year 1 in UTC", localmem.InvalidTimeError, "out of range",
+         lambda s: s.add("x", user_id="sam", observed_at="0001-01-01T00:00:00+09:00")),
+        ("as_of=10**400", localmem.InvalidTimeError, "out of range",
+         lambda s: s.read("sam", as_of=10**400)),
+        ("known_at beyond year 9999", localmem.InvalidTimeError, "out of range",
+         lambda s: s.get(sam, known_at=10**12)),
+        ("a zone name too long for a file name", localmem.UnknownZoneError, "AAAA",
+         lambda s: s.add("x", user_id="sam", tz="A" * 300)),
+        ("attributes nested 10,000 deep", localmem.InvalidInputError, "64 levels",
+         lambda s: s.add("x", user_id="sam", attributes={"a": _nested(10_000)})),
+        ("a value nested 10,000 deep", localmem.InvalidInputError, "64 levels",
+         lambda s: s.add("x", user_id="sam", value=_nested(10_000))),
+        ("a source nested 10,000 deep", localmem.InvalidInputError, "source",
+         lambda s: s.add("x", user_id="sam", source={"said": _nested(10_000)})),
+        ("a correction's value nested 10,000 deep", localmem.InvalidInputError, "64 levels",
+         lambda s: s.correct(sam, value=_nested(10_000))),
+        ("a value of 5,000 digits", localmem.InvalidInputError, "int of 16610 bits",
+         lambda s: s.add("x", user_id="sam", value=10**5000)),
+        ("a filter list of 40,000 values", InvalidFilterError, "at most 1000",
+         lambda s: s.search("Lisbon", user_id="sam", filters={"kind": {"in": ["fact"] * 40_000}})),
+        ("a filter integer beyond 64 bits", InvalidFilterError, "64 bits",
+         lambda s: s.search("Lisbon", user_id="sam", filters={"attributes.a": 2**70})),
+        ("a NaN filter value", InvalidFilterError, "finite",
+         lambda s: s.search("Lisbon", user_id="sam", filters={"attributes.a": float("nan")})),
+        ("an infinite filter bound", InvalidFilterError, "finite",
+         lambda s: s.search("Lisbon", user_id="sam", filters={"attributes.a": {"lt": float("inf")}})),
+        ("a filter nested 10,000 deep", InvalidFilterError, "deeper than",
+         lambda s: s.search("Lisbon", user_id="sam", filters=_nested_not(10_000))),
+        ("a filter value nested 10,000 deep", InvalidFilterError, "attributes.a",
+         lambda s: s.search("Lisbon", user_id="sam", filters={"attributes.a": _nested(10_000)})),
+        ("a filter ending after 9999", InvalidFilterError, "9999",
+         lambda s: s.search("Lisbon", user_id="sam", filters={"valid_time": {"lte": "9999"}})),
     ]
+
+
+def _nested(depth: int) -> Any:
+    """A list holding a list ... ``depth`` levels down to a 1."""
+    value: Any = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _nested_not(depth: int) -> dict[str, Any]:
+    """A filter of ``depth`` NOTs around one condition."""
+    tree: dict[str, Any] = {"kind": "fact"}
+    for _ in range(depth):
+        tree = {"NOT": tree}
+    return tree
 
 
 def test_every_bad_input_is_refused_and_changes_nothing(

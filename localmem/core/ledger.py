@@ -77,7 +77,7 @@ from . import chain, sql
 from .db import map_errors, transaction
 from .embedding import Embedder, Pending, store_vectors
 from .ids import new_id
-from .inputs import encode_json
+from .inputs import check_memory_id, encode_json
 from .revision import Op, Revision, ValidSource, loads_json, new_revision, revision_from_row
 
 __all__ = ["Ledger", "LATEST", "KEY_HEAD_WINDOW", "EARLIEST_RECORDED", "LATEST_RECORDED",
@@ -235,11 +235,13 @@ class Ledger:
             self._depth -= 1
 
     @contextlib.contextmanager
-    def write(self, backfill: tuple[Micros, str] | None = None) -> Iterator[Micros]:
-        """A write transaction, yielding the write's recorded time (see :meth:`recorded_now`;
-        with ``backfill=(at, name)``, :meth:`recorded_backfill`)."""
+    def write(self, backfill: tuple[Micros, str] | None = None,
+              reading: Micros | None = None) -> Iterator[Micros]:
+        """A write transaction, yielding the write's recorded time (see :meth:`recorded_now`, with
+        the ``reading`` taken before it began if given; with ``backfill=(at, name)``,
+        :meth:`recorded_backfill`)."""
         with self.transaction():
-            yield self.recorded_now() if backfill is None else self.recorded_backfill(*backfill)
+            yield self.recorded_now(reading) if backfill is None else self.recorded_backfill(*backfill)
 
     def note_erasure(self) -> None:
         """Say that the open transaction destroyed content (an erase, or an imported tombstone):
@@ -309,13 +311,32 @@ class Ledger:
         newest = int(self.connection.execute(sql.NEWEST_RECORDED).get)
         return None if newest < -(2**62) else newest
 
-    def recorded_now(self) -> Micros:
-        """The recorded_at of a write now: the clock, never before the newest row."""
+    def recorded_now(self, reading: Micros | None = None) -> Micros:
+        """The recorded_at of a write now: the clock (or ``reading``, a time :meth:`clock_reading`
+        gave just before the write began), never before the newest row."""
         newest = self._txn_newest
         if newest is None:
             newest = int(self.connection.execute(sql.NEWEST_RECORDED).get)
         # Within one write transaction nobody else can commit, so the newest recorded
         # time is what this transaction last used.
+        at = max(self.clock_reading(newest) if reading is None else reading, newest)
+        self._txn_newest = at
+        return at
+
+    def clock_reading(self, newest: Micros | None = None) -> Micros:
+        """What the recorded time of a write now would be, read without taking the write lock:
+        the clock, never before ``newest`` (default: the newest time the file holds).
+
+        Work that needs a write's time before the write begins (reading a message's time
+        phrases) uses this, so it runs outside the transaction; the write then records at
+        this reading, or later if another process recorded something later meanwhile.
+
+        Raises:
+            InvalidTimeError: the clock reads outside the range localmem records.
+        """
+        if newest is None:
+            newest = self._txn_newest if self._depth and self._txn_newest is not None else int(
+                self.connection.execute(sql.NEWEST_RECORDED).get)
         now = self.now()
         at = max(to_micros(now), newest)
         if not EARLIEST_RECORDED <= at < LATEST_RECORDED:
@@ -323,7 +344,6 @@ class Ledger:
             raise InvalidTimeError(
                 f"the store's clock reads {shown!r}: localmem records writes between "
                 "1970-01-01T00:00Z and 2200-01-01T00:00Z (check the system clock or --now)")
-        self._txn_newest = at
         return at
 
     def recorded_backfill(self, at: Micros, name: str) -> Micros:
@@ -415,7 +435,8 @@ class Ledger:
 
     def resolve_id(self, prefix: str) -> str:
         """The memory id that starts with ``prefix`` (case-insensitive)."""
-        if not isinstance(prefix, str) or not prefix.strip():
+        check_memory_id(prefix)
+        if not prefix.strip():
             raise NotFoundError(f"memory id {prefix!r} is not an id: expected a memory id")
         p = prefix.strip().upper()
         rows = self.connection.execute(sql.MEMORY_ID_PREFIX, (p, p + "~")).fetchall()
@@ -431,8 +452,7 @@ class Ledger:
         Raises:
             NotFoundError: no such memory. ErasedError: it is erased and ``writable``.
         """
-        if not isinstance(memory_id, str):
-            raise NotFoundError(f"memory id {memory_id!r} is not an id: expected a string")
+        check_memory_id(memory_id)
         row = self.connection.execute(sql.GET_AS_OF, (memory_id, LATEST)).fetchone()
         if row is None:
             raise NotFoundError(f"no memory with id {memory_id!r}")

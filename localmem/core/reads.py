@@ -26,7 +26,7 @@ from ..time.clock import UTC_ZONE, TimeInput, from_micros, is_date_form, to_micr
 from . import sql
 from .db import map_errors
 from .filters import compile_filter
-from .inputs import check_text, optional_text
+from .inputs import check_memory_id, check_text, optional_text
 from .ledger import Ledger
 from .revision import Change, Erasure, Revision, Snapshot, changes, revision_from_row
 from .staleness import CHUNK, mark_stale
@@ -43,8 +43,7 @@ def get(
     valid_at: TimeInput | None = None,
 ) -> Revision | None:
     """See :meth:`localmem.store.Store.get`."""
-    if not isinstance(memory_id, str):
-        raise NotFoundError(f"memory id {memory_id!r} is not an id: expected a string")
+    check_memory_id(memory_id)
     z = UTC_ZONE
     for a in (as_of, known_at, valid_at):
         if a is not None and type(a) is not datetime and is_date_form(a):

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -94,16 +95,53 @@ def add(
         zone(tz)
     encoded = _encoded(value, attributes, source)  # bad JSON is refused before the write begins
     _check_resolve(resolve)
-    with ledger.write(backfill) as now:
-        z = ledger.zone_for(tz, user_id)
-        observed = observed_micros(observed_at, now, z)
-        state = key is not None or supersedes is not None
-        text, said_source, said = read_times(text, source, observed, z, resolve and valid_from is None, state)
-        if said_source is not source:  # the message was kept in it: encode the new source only
-            encoded = (encoded[0], encoded[1], encode_json(said_source, "source"))
-        return _assert(ledger, text, user_id=user_id, now=now, z=z, observed=observed, said=said,
+    said = _read(ledger, text, source, encoded, user_id=user_id, observed_at=observed_at, tz=tz,
+                 reading=resolve and valid_from is None, state=key is not None or supersedes is not None,
+                 backfill=backfill)
+    return _write(ledger, said, user_id=user_id, valid_from=valid_from, valid_to=valid_to,
+                  precision=precision, expires=expires, key=key, supersedes=supersedes, kind=kind,
+                  reason=reason, backfill=backfill)
+
+
+@dataclass(frozen=True, slots=True)
+class _Said:
+    """A message read before its write: the stored text and source, its zone, when it was observed
+    (None: at the write's recorded time), the clock reading the phrases were read against, and the
+    valid time they give (None: none)."""
+
+    text: str
+    encoded: Encoded
+    z: ZoneInfo
+    observed: Micros | None
+    reading: Micros | None
+    said: tuple[Micros, Micros | None, str] | None
+
+
+def _read(ledger: Ledger, text: str, source: Any, encoded: Encoded, *, user_id: str,
+          observed_at: TimeInput | None, tz: str | ZoneInfo | None, reading: bool, state: bool,
+          backfill: tuple[Micros, str] | None) -> _Said:
+    """Read a message's time phrases before its write transaction begins: the work grows with the
+    message's length, and a long one must not hold the write lock while it is read."""
+    z = ledger.zone_for(tz, user_id)
+    observed = None if observed_at is None else observed_micros(observed_at, 0, z)
+    clock = None if observed is not None or backfill is not None else ledger.clock_reading()
+    at = observed if observed is not None else clock
+    assert at is not None  # a backfill always says when each message was sent
+    stored, said_source, said = read_times(text, source, at, z, reading, state)
+    if said_source is not source:  # the message was kept in it: encode the new source only
+        encoded = (encoded[0], encoded[1], encode_json(said_source, "source"))
+    return _Said(stored, encoded, z, observed, clock, said)
+
+
+def _write(ledger: Ledger, said: _Said, *, user_id: str, valid_from: TimeInput | None,
+           valid_to: TimeInput | None, precision: str | None, expires: TimeInput | None, key: str | None,
+           supersedes: str | None, kind: str, reason: str | None,
+           backfill: tuple[Micros, str] | None) -> Revision:
+    with ledger.write(backfill, said.reading) as now:
+        return _assert(ledger, said.text, user_id=user_id, now=now, z=said.z,
+                       observed=now if said.observed is None else said.observed, said=said.said,
                        valid_from=valid_from, valid_to=valid_to, precision=precision, expires=expires,
-                       key=key, supersedes=supersedes, kind=kind, encoded=encoded, reason=reason)
+                       key=key, supersedes=supersedes, kind=kind, encoded=said.encoded, reason=reason)
 
 
 def _assert(
@@ -171,12 +209,22 @@ def add_messages(
     z = zone(tz) if tz is not None else None
     # Read every send time first: a bad one refuses the import before any write.
     when = [parse_time(m["sent_at"], name=f"messages[{i}].sent_at", tz=z or zone("UTC")).at for i, m in kept]
+    check_text(user_id, "user_id")
+    check_text(kind, "kind")
+    # Every message's phrases are read before the transaction: the import holds the write lock
+    # only for its rows.
+    read: list[tuple[_Said, tuple[Micros, str] | None]] = []
+    for (i, message), sent_at in zip(kept, when, strict=True):
+        at = (to_micros(sent_at), f"messages[{i}].sent_at") if backfill else None
+        provenance = {**(source or {}), "role": message["role"], "index": i}
+        encoded = _encoded(None, None, provenance)
+        read.append((_read(ledger, message["content"], provenance, encoded, user_id=user_id,
+                           observed_at=sent_at, tz=z, reading=True, state=False, backfill=at), at))
     out: list[Revision] = []
     with ledger.transaction():
-        for n, ((i, message), sent_at) in enumerate(zip(kept, when, strict=True), 1):
-            at = (to_micros(sent_at), f"messages[{i}].sent_at") if backfill else None
-            out.append(add(ledger, message["content"], user_id=user_id, observed_at=sent_at, tz=z, kind=kind,
-                           source={**(source or {}), "role": message["role"], "index": i}, backfill=at))
+        for n, (said, at) in enumerate(read, 1):
+            out.append(_write(ledger, said, user_id=user_id, valid_from=None, valid_to=None, precision=None,
+                              expires=None, key=None, supersedes=None, kind=kind, reason=None, backfill=at))
             if progress is not None and (n % 200 == 0 or n == len(kept)):
                 progress(n, len(kept))
     return out
@@ -270,16 +318,14 @@ def supersede(
         check_precision(precision)
     encoded = _encoded(value, attributes, source)  # bad JSON is refused before the write begins
     _check_resolve(resolve)
-    with ledger.write() as now:
-        old = ledger.state(memory_id)
-        z = zone(old.tz)
-        observed = observed_micros(observed_at, now, z)
-        text, said_source, said = read_times(text, source, observed, z, resolve and valid_from is None, True)
-        if said_source is not source:  # the message was kept in it: encode the new source only
-            encoded = (encoded[0], encoded[1], encode_json(said_source, "source"))
-        return _assert(ledger, text, user_id=old.user_id, now=now, z=z, observed=observed, said=said,
-                       valid_from=valid_from, valid_to=valid_to, precision=precision, expires=expires,
-                       key=old.key, supersedes=memory_id, kind=old.kind, encoded=encoded, reason=reason)
+    # The replaced memory's user and zone never change: read them, and the text's phrases,
+    # before the write begins (the write reads the memory again under the lock).
+    old = ledger.state(memory_id)
+    said = _read(ledger, text, source, encoded, user_id=old.user_id, observed_at=observed_at, tz=old.tz,
+                 reading=resolve and valid_from is None, state=True, backfill=None)
+    return _write(ledger, said, user_id=old.user_id, valid_from=valid_from, valid_to=valid_to,
+                  precision=precision, expires=expires, key=old.key, supersedes=memory_id, kind=old.kind,
+                  reason=reason, backfill=None)
 
 
 def retract(ledger: Ledger, memory_id: str, reason: str | None = None, *,

@@ -13,6 +13,12 @@ Accepted time values, everywhere a time is taken:
 * a calendar date: a :class:`datetime.date`, ``"2025-06-14"``, ``"2025-06"`` or
   ``"2025"``. A date has no instant of its own: it is read in the user's zone,
   as the local start of that day, month or year, and carries that precision.
+
+Every instant lies between 0001-01-01T00:00Z and 9999-12-31T23:59:59.999999Z
+(Python's datetime range, in UTC). A value outside it, or a date whose local
+period starts or ends outside it (0001-01-01 in Asia/Tokyo starts in year 0 in
+UTC; 9999-12-31 ends in year 10000), raises
+:class:`~localmem.errors.InvalidTimeError` rather than OverflowError.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from ..errors import InvalidTimeError, NaiveDatetimeError, UnknownZoneError
+from ..errors import InvalidTimeError, NaiveDatetimeError, UnknownZoneError, shown
 
 __all__ = [
     "Micros",
@@ -56,6 +62,10 @@ _PARTIAL_DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$")
 _EPOCH_SECONDS = re.compile(r"^-?\d{5,}(?:\.\d+)?$")
 
 
+_MIN_MICROS = -62_135_596_800_000_000  # 0001-01-01T00:00:00Z
+_MAX_MICROS = 253_402_300_799_999_999  # 9999-12-31T23:59:59.999999Z
+
+
 def system_clock() -> datetime:
     """The wall clock, in UTC. The store's default clock; nothing else calls it."""
     return datetime.now(UTC)
@@ -70,12 +80,15 @@ def zone(name: str | tzinfo) -> ZoneInfo:
     if isinstance(name, ZoneInfo):
         return name
     if not isinstance(name, str) or not name.strip():
-        raise UnknownZoneError(f"time zone {name!r} is not an IANA zone name like 'Europe/Berlin'")
+        raise UnknownZoneError(
+            f"time zone {shown(name)} is not an IANA zone name like 'Europe/Berlin'")
     try:
         return ZoneInfo(name.strip())
-    except (ZoneInfoNotFoundError, ValueError) as exc:
+    # OSError: zoneinfo looks the name up as a file, and a name too long for a
+    # file name (or naming a directory) fails there rather than as "not found".
+    except (ZoneInfoNotFoundError, ValueError, OSError) as exc:
         raise UnknownZoneError(
-            f"unknown time zone {name!r}: expected an IANA zone name like 'Europe/Berlin'"
+            f"unknown time zone {shown(name)}: expected an IANA zone name like 'Europe/Berlin'"
         ) from exc
 
 
@@ -92,22 +105,42 @@ class Moment:
     is_date: bool
 
 
+def _zone_name(tz: tzinfo) -> str:
+    return str(getattr(tz, "key", None) or tz)
+
+
+def _out_of_range(name: str, raw: object) -> InvalidTimeError:
+    return InvalidTimeError(
+        f"{name}={shown(raw)} is out of range: expected an instant between "
+        "0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z"
+    )
+
+
+def _to_utc(value: datetime, name: str, raw: object) -> datetime:
+    try:
+        return value.astimezone(UTC)
+    except OverflowError as exc:  # e.g. 0001-01-01T00:00+09:00 is in year 0 in UTC
+        raise _out_of_range(name, raw) from exc
+
+
 def _aware(value: datetime, name: str) -> datetime:
     if value.tzinfo is None or value.utcoffset() is None:
         raise NaiveDatetimeError(
             f"{name}={value.isoformat()!r} has no time zone: expected an aware datetime "
             "(e.g. with tzinfo=UTC or a ZoneInfo)"
         )
-    return value.astimezone(UTC)
+    return _to_utc(value, name, value)
 
 
-def _from_epoch(seconds: float, name: str, raw: object) -> datetime:
-    if not math.isfinite(seconds):
-        raise InvalidTimeError(f"{name}={raw!r} is not a finite number of epoch seconds")
+def _from_epoch(seconds: int | float, name: str, raw: object) -> datetime:
+    if isinstance(seconds, float) and not math.isfinite(seconds):
+        raise InvalidTimeError(f"{name}={shown(raw)} is not a finite number of epoch seconds")
     try:
+        if isinstance(seconds, int):  # exact, and no float conversion of 10**400 to fail
+            return _EPOCH + timedelta(seconds=seconds)
         return _EPOCH + timedelta(microseconds=round(seconds * 1_000_000))
     except OverflowError as exc:
-        raise InvalidTimeError(f"{name}={raw!r} is out of range for epoch seconds") from exc
+        raise _out_of_range(name, raw) from exc
 
 
 def local_day_start(day: date, tz: ZoneInfo) -> datetime:
@@ -115,10 +148,14 @@ def local_day_start(day: date, tz: ZoneInfo) -> datetime:
 
     On a day whose midnight does not exist (a DST gap at 00:00) this is the
     first instant that does, which ``fold=0`` on a ZoneInfo gives.
+
+    Raises:
+        InvalidTimeError: that instant is outside the datetime range in UTC
+            (0001-01-01 in a zone east of UTC).
     """
     local = datetime(day.year, day.month, day.day, tzinfo=tz)
     # Round-trip through UTC normalises a non-existent local time forward.
-    return local.astimezone(UTC)
+    return _to_utc(local, f"the start of {day.isoformat()} in {_zone_name(tz)}", day.isoformat())
 
 
 def is_date_form(value: object) -> bool:
@@ -148,9 +185,9 @@ def parse_time(value: TimeInput, *, name: str, tz: ZoneInfo) -> Moment:
     if isinstance(value, datetime):
         return Moment(_aware(value, name), "instant", False)
     if isinstance(value, date):
-        return Moment(local_day_start(value, tz), "day", True)
+        return Moment(_day_start(value, tz, name, value.isoformat()), "day", True)
     if isinstance(value, int | float):
-        return Moment(_from_epoch(float(value), name, value), "instant", False)
+        return Moment(_from_epoch(value, name, value), "instant", False)
     if isinstance(value, str):
         text = value.strip()
         partial = _PARTIAL_DATE.match(text)
@@ -159,28 +196,38 @@ def parse_time(value: TimeInput, *, name: str, tz: ZoneInfo) -> Moment:
             try:
                 d = date(int(year), int(month or 1), int(day or 1))
             except ValueError as exc:
-                raise InvalidTimeError(f"{name}={value!r} is not a calendar date: {exc}") from exc
+                raise InvalidTimeError(f"{name}={shown(value)} is not a calendar date: {exc}") from exc
             precision = "day" if day else "month" if month else "year"
-            return Moment(local_day_start(d, tz), precision, True)
+            return Moment(_day_start(d, tz, name, value), precision, True)
         if _EPOCH_SECONDS.match(text):
             return Moment(_from_epoch(float(text), name, value), "instant", False)
         try:
             parsed = datetime.fromisoformat(text)
         except ValueError as exc:
             raise InvalidTimeError(
-                f"{name}={value!r} is not a time: expected ISO 8601 with an offset "
+                f"{name}={shown(value)} is not a time: expected ISO 8601 with an offset "
                 "('2025-06-16T12:00:00Z'), a date ('2025-06-16'), or epoch seconds"
             ) from exc
         if parsed.tzinfo is None:
             raise NaiveDatetimeError(
-                f"{name}={value!r} has no time zone: add an offset or 'Z' "
+                f"{name}={shown(value)} has no time zone: add an offset or 'Z' "
                 "('2025-06-16T12:00:00Z'), or give a date ('2025-06-16')"
             )
-        return Moment(parsed.astimezone(UTC), "instant", False)
+        return Moment(_to_utc(parsed, name, value), "instant", False)
     raise InvalidTimeError(
-        f"{name}={value!r} is not a time: expected an aware datetime, epoch seconds, "
+        f"{name}={shown(value)} is not a time: expected an aware datetime, epoch seconds, "
         "an ISO 8601 string or a date"
     )
+
+
+def _day_start(day: date, tz: ZoneInfo, name: str, raw: object) -> datetime:
+    try:
+        return local_day_start(day, tz)
+    except InvalidTimeError as exc:
+        raise InvalidTimeError(
+            f"{name}={shown(raw)} starts outside the supported range in {_zone_name(tz)}: expected "
+            "a date whose local start is between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z"
+        ) from exc
 
 
 def period_end(moment: Moment, tz: ZoneInfo) -> datetime:
@@ -188,17 +235,28 @@ def period_end(moment: Moment, tz: ZoneInfo) -> datetime:
 
     A day ends at the next local midnight, a month at the first of the next
     month, a year at the next January 1st. An instant is its own end.
+
+    Raises:
+        InvalidTimeError: the period ends after 9999-12-31T23:59:59.999999Z
+            (the last day, month or year of 9999, in ``tz`` or east of it).
     """
     if not moment.is_date:
         return moment.at
     start = moment.at.astimezone(tz).date()
-    if moment.precision == "day":
-        nxt = start + timedelta(days=1)
-    elif moment.precision == "month":
-        nxt = date(start.year + (start.month == 12), start.month % 12 + 1, 1)
-    else:
-        nxt = date(start.year + 1, 1, 1)
-    return local_day_start(nxt, tz)
+    try:
+        if moment.precision == "day":
+            nxt = start + timedelta(days=1)
+        elif moment.precision == "month":
+            nxt = date(start.year + (start.month == 12), start.month % 12 + 1, 1)
+        else:
+            nxt = date(start.year + 1, 1, 1)
+        return local_day_start(nxt, tz)
+    except (OverflowError, ValueError) as exc:  # InvalidTimeError is a ValueError too
+        raise InvalidTimeError(
+            f"the {moment.precision} starting {start.isoformat()} in {_zone_name(tz)} ends after "
+            "9999-12-31T23:59:59.999999Z, the last instant localmem can store: "
+            "expected an earlier date"
+        ) from exc
 
 
 def to_micros(at: datetime) -> Micros:
@@ -221,5 +279,10 @@ def instant_micros(value: TimeInput, *, name: str, tz: ZoneInfo) -> Micros:
     if type(value) is datetime:
         if value.tzinfo is None or value.utcoffset() is None:
             _aware(value, name)  # raises NaiveDatetimeError
-        return to_micros(value)
+        us = to_micros(value)
+        # datetime(1, 1, 1, tzinfo=Tokyo) is a valid datetime but before year 1 in UTC:
+        # stored, it could never be read back (from_micros would overflow).
+        if not _MIN_MICROS <= us <= _MAX_MICROS:
+            raise _out_of_range(name, value)
+        return us
     return to_micros(parse_time(value, name=name, tz=tz).at)

@@ -182,7 +182,11 @@ def find_times(
     rules = candidate_rules(low)
     if not rules:  # no word in the message could start a time phrase
         return []
-    ctx = Context(low, sent_at.astimezone(z).replace(tzinfo=None), z, date_order)
+    try:
+        local_sent = sent_at.astimezone(z).replace(tzinfo=None)
+    except OverflowError:  # sent within hours of year 1 or 9999, whose local date the zone pushes out
+        return []
+    ctx = Context(low, local_sent, z, date_order)
     mentions = []
     for h in combine_hits(ctx, scan(ctx, rules)):
         if not h.standalone:

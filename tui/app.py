@@ -72,12 +72,13 @@ class LocalmemApp(App[None]):
         Binding("k", "known_at", "Known", tooltip="Set known_at: what the store knew then",
                 id="app.known_at"),
         Binding("v", "valid_at", "Valid", tooltip="Set valid_at: what was true then", id="app.valid_at"),
-        Binding("n", "now", "Now", tooltip="Both clocks back to now", id="app.now"),
-        Binding("x", "flip('show_expired')", "±expired", tooltip="Show or hide expired memories",
+        Binding("n", "now", "Now", show=False, tooltip="Both clocks back to now", id="app.now"),
+        Binding("x", "flip('show_expired')", "±expired", show=False, tooltip="Show or hide expired memories",
                 id="app.toggle_expired"),
-        Binding("r", "flip('show_retracted')", "±retracted", tooltip="Show or hide retracted memories",
+        Binding("r", "flip('show_retracted')", "±retracted", show=False,
+                tooltip="Show or hide retracted memories",
                 id="app.toggle_retracted"),
-        Binding("a", "flip('current_only')", "all/current",
+        Binding("a", "flip('current_only')", "all/current", show=False,
                 tooltip="Current-only (valid at valid_at) or every valid interval (history)",
                 id="app.toggle_history"),
         Binding("u", "user", "User", tooltip="Switch user", id="app.user"),
@@ -88,9 +89,9 @@ class LocalmemApp(App[None]):
     }
 
     class _Ready(Message):
-        def __init__(self, source: Source, user: str | None, tz: str) -> None:
+        def __init__(self, source: Source, user: str | None, tz: str, users: list[str]) -> None:
             super().__init__()
-            self.source, self.user, self.tz = source, user, tz
+            self.source, self.user, self.tz, self.users = source, user, tz, users
 
     class _Unusable(Message):
         def __init__(self, title: str, text: str, error: bool = True) -> None:
@@ -115,7 +116,8 @@ class LocalmemApp(App[None]):
         self.write = write
         self.source: Source | None = None
         self.view = View(user=user, known_at=known_at, valid_at=valid_at)
-        self.compare_known: datetime | None = None
+        self.compare_known: dict[str, datetime] = {}
+        self.users: list[str] = []
         self.data_version = 0
 
     # -- opening -------------------------------------------------------------------
@@ -132,7 +134,8 @@ class LocalmemApp(App[None]):
                 source = Source(self._store, self._clock, owned=False)
             else:
                 assert self._path is not None
-                source = Source(open_store(self._path, self._clock), self._clock, owned=True)
+                store = open_store(self._path, self._clock, write=self.write)
+                source = Source(store, self._clock, owned=True, read_only=not self.write)
         except LocalmemError as exc:
             self.post_message(self._Unusable("Cannot open the database", str(exc)))
             return
@@ -153,11 +156,12 @@ class LocalmemApp(App[None]):
                 "or try the stories with `localmem demo`.", error=False))
             source.close()
             return
-        self.post_message(self._Ready(source, user, tz))
+        self.post_message(self._Ready(source, user, tz, users))
 
     @on(_Ready)
     def _opened(self, message: _Ready) -> None:
         self.source = message.source
+        self.users = message.users
         self.view = replace(self.view, user=message.user, tz=message.tz)
         self.switch_mode("memories")
 
@@ -268,9 +272,10 @@ class LocalmemApp(App[None]):
 
     # -- opening screens -----------------------------------------------------------
 
-    def open_history(self, memory_id: str) -> None:
-        """Show a memory's history on top of the current screen."""
-        self.push_screen(HistoryScreen(memory_id))
+    def open_history(self, memory_id: str, *, known_at: datetime | None = None, pin_note: str = "",
+                     trail: tuple[str, ...] = ()) -> None:
+        """Show a memory's history on top of the current screen (``known_at``: pinned to that cutoff)."""
+        self.push_screen(HistoryScreen(memory_id, known_at=known_at, pin_note=pin_note, trail=trail))
 
     def open_timeline(self, key: str) -> None:
         """Show a key's values along valid time."""

@@ -21,13 +21,20 @@ from textual.widgets import DataTable, Input, Static
 from localmem import Hit, Revision, Store
 from localmem.present import flags_text, interval, local_time, memory_text
 
-from ..widgets.paged_table import PagedTable
+from ..format import count
+from ..widgets.paged_table import PagedTable, cell
 from .base import ViewScreen
 
-__all__ = ["MemoriesScreen", "PAGE", "parse_filter"]
+__all__ = ["MemoriesScreen", "PAGE", "SEARCH_LIMIT", "COLUMNS", "parse_filter", "revision_row"]
 
 #: Rows per page: a few screens' worth, so the first paint is one small query.
 PAGE = 200
+#: How many hits a search shows (the best ones): a limit, not a total.
+SEARCH_LIMIT = 100
+#: The columns and their caps (None: the memory's text takes the width left).
+COLUMNS: list[tuple[str, int | None]] = [
+    ("Memory", None), ("Valid", 34), ("Key", 16), ("Kind", 10), ("Flags", 24), ("Observed", 16),
+    ("Recorded", 16)]
 
 
 def parse_filter(text: str) -> tuple[str | None, str | None]:
@@ -46,15 +53,9 @@ def parse_filter(text: str) -> tuple[str | None, str | None]:
 
 def revision_row(rev: Revision) -> list[Text]:
     """The cells of one memory: text, valid interval, key, kind, flags, observed, recorded."""
-    return [
-        Text(memory_text(rev)),
-        Text(interval(rev.valid)),
-        Text(rev.key or ""),
-        Text(rev.kind),
-        Text(flags_text(rev)),
-        Text(local_time(rev.observed_at, rev.tz)),
-        Text(local_time(rev.recorded_at, rev.tz)),
-    ]
+    return [cell(t) for t in (
+        memory_text(rev), interval(rev.valid), rev.key or "", rev.kind, flags_text(rev),
+        local_time(rev.observed_at, rev.tz), local_time(rev.recorded_at, rev.tz))]
 
 
 class MemoriesScreen(ViewScreen):
@@ -97,7 +98,7 @@ class MemoriesScreen(ViewScreen):
 
     def on_mount(self) -> None:
         table = self.query_one(PagedTable)
-        table.add_columns("Memory", "Valid", "Key", "Kind", "Flags", "Observed", "Recorded")
+        table.set_columns(COLUMNS)
         table.focus()
         super().on_mount()
 
@@ -106,15 +107,16 @@ class MemoriesScreen(ViewScreen):
     def reload(self) -> None:
         """Start over: the first page of the listing, or the search's hits."""
         table = self.query_one(PagedTable)
-        table.clear()
+        table.clear_rows()
         table.has_more = False
         self._rows.clear()
         self._hits.clear()
         self._cursor = None
-        view, source = self.lm.view, self.lm.source
+        view, source = self.view, self.lm.source
         if view.user is None or source is None:
             return
         known, valid = view.known(source.clock), view.valid(source.clock)
+        filters = self._filter_tree()
         if self._query:
             query, user = self._query, view.user
             self.status(f"searching for {query!r}…")
@@ -122,8 +124,7 @@ class MemoriesScreen(ViewScreen):
             def search(store: Store) -> list[Hit]:
                 return store.search(
                     query, user_id=user, known_at=known, valid_at=valid, current_only=view.current_only,
-                    include_expired=view.show_expired, limit=100, log=False,
-                    filters=self._filter_tree(),
+                    include_expired=view.show_expired, limit=SEARCH_LIMIT, log=False, filters=filters,
                 )
 
             self.load(search, self._show_hits)
@@ -142,7 +143,7 @@ class MemoriesScreen(ViewScreen):
         return terms[0] if len(terms) == 1 else {"AND": terms}
 
     def _page_job(self, cursor: str | None) -> Any:
-        view, source = self.lm.view, self.lm.source
+        view, source = self.view, self.lm.source
         assert view.user is not None and source is not None
         user, kind, key = view.user, self._kind, self._key
         known, valid = view.known(source.clock), view.valid(source.clock)
@@ -162,19 +163,24 @@ class MemoriesScreen(ViewScreen):
         rows = [(rev.memory_id, revision_row(rev)) for rev in revs if rev.memory_id not in self._rows]
         for rev in revs:
             self._rows[rev.memory_id] = rev
-        for memory_id, cells in rows:
-            table.add_row(*cells, key=memory_id)
+        table.add_cells(rows)
         self._cursor = cursor
-        more = "  (more below: scroll to load)" if cursor else ""
+        n = count(len(self._rows), "memory")
         if not self._rows:
             self.status(self._empty_text())
+        elif cursor:
+            self.status(f"{n} loaded, newest recorded first; more below (scroll to load)")
         else:
-            self.status(f"{len(self._rows):,} memories, newest recorded first{more}")
+            self.status(f"{n}, newest recorded first")
         table.has_more = cursor is not None
         table.check_more()
 
     def _empty_text(self) -> str:
-        view = self.lm.view
+        view = self.view
+        if view.user is not None and view.user not in self.lm.users:
+            n = len(self.lm.users)
+            return (f"user {view.user!r} has no memories in this store: u picks one of "
+                    f"{count(n, 'user')} who do")
         hidden = [] if view.show_expired else ["x shows expired"]
         if not view.show_retracted:
             hidden.append("r retracted")
@@ -185,20 +191,26 @@ class MemoriesScreen(ViewScreen):
     @on(PagedTable.NeedMore)
     def _more(self) -> None:
         if self._cursor is not None and not self._query:
-            self.status(f"{len(self._rows):,} memories, loading more…")
+            self.status(f"{count(len(self._rows), 'memory')} loaded, loading more…")
             self.load(self._page_job(self._cursor), self._show_page, new=False)
 
     def _show_hits(self, hits: list[Hit]) -> None:
         table = self.query_one(PagedTable)
+        rows = []
         for hit in hits:
             rev = hit.revision
             if rev.memory_id in self._rows:
                 continue
             self._rows[rev.memory_id] = rev
             self._hits[rev.memory_id] = hit
-            table.add_row(*revision_row(rev), key=rev.memory_id)
-        if hits:
-            self.status(f"{len(hits)} hits for {self._query!r}, best first  (s: score breakdown, esc: clear)")
+            rows.append((rev.memory_id, revision_row(rev)))
+        table.add_cells(rows)
+        if len(hits) >= SEARCH_LIMIT:
+            self.status(f"the best {len(hits):,} hits for {self._query!r} (a search shows at most "
+                        f"{SEARCH_LIMIT}; refine it for others)  s: scores, esc: clear")
+        elif hits:
+            self.status(f"{count(len(hits), 'hit')} for {self._query!r}, best first  "
+                        "(s: score breakdown, esc: clear)")
         else:
             self.status(f"no hits for {self._query!r}")
         self._explain()

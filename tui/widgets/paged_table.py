@@ -1,23 +1,35 @@
-"""A DataTable that asks for more rows as the cursor or the scroll nears its end."""
+"""Row tables: columns fitted to their content, cells cut with an ellipsis, pages loaded near the end."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
+from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.coordinate import Coordinate
+from textual.events import Resize
 from textual.message import Message
 from textual.widgets import DataTable
 
-__all__ = ["PagedTable"]
+__all__ = ["FitTable", "PagedTable", "cell"]
 
 
-class PagedTable(DataTable[object]):
-    """A row table that posts :class:`PagedTable.NeedMore` near its last loaded row.
+def cell(text: str, style: str = "") -> Text:
+    """A table cell that is cut with an ellipsis, never wrapped, when its column is narrower."""
+    return Text(text, style=style, no_wrap=True, overflow="ellipsis")
 
-    The rule: ask when fewer than two screens of rows are left below the
-    cursor or the viewport, and only while the owner says more exist
-    (``has_more``); the owner clears ``has_more`` while a page is in flight.
+
+class FitTable(DataTable[object]):
+    """A row table whose columns are as wide as their widest cell, one of them taking the rest.
+
+    The rule: every column but the *flex* one is as wide as its label and its
+    widest loaded cell, up to its cap; the flex column (the memory's text)
+    gets the width left, but never less than 45% of the table (or its widest
+    cell): on a narrow terminal the last columns scroll sideways rather than
+    squeezing the text; a cell wider than its column ends in "…". Widths are
+    fitted afresh whenever the rows are replaced (a new search, another
+    user) and when the table is resized, so they never go stale.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -25,6 +37,73 @@ class PagedTable(DataTable[object]):
         Binding("home", "scroll_top", "First row", show=False, id="table.first"),
         Binding("end", "scroll_bottom", "Last row", show=False, id="table.last"),
     ]
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self._specs: list[tuple[str, int | None]] = []
+        self._widest: list[int] = []
+        self.plain: list[list[str]] = []  # every loaded row as text: for fitting, filtering, copying, export
+
+    def set_columns(self, specs: Sequence[tuple[str, int | None]]) -> None:
+        """Name the columns: (label, cap), the one with cap None is the flex column."""
+        self._specs = list(specs)
+        self.clear(columns=True)
+        for label, _ in self._specs:
+            self.add_column(label, key=label)
+        self._widest = [len(label) for label, _ in self._specs]
+        self.plain = []
+
+    def clear_rows(self) -> None:
+        """Drop every row; the widths are fitted again from the next rows."""
+        self.clear()
+        self.plain = []
+        self._widest = [len(label) for label, _ in self._specs]
+
+    def add_cells(self, rows: Sequence[tuple[str, Sequence[Text]]]) -> None:
+        """Add rows (key, cells) and fit the columns to them."""
+        for key, cells in rows:
+            texts = [c.plain for c in cells]
+            self.plain.append(texts)
+            for i, t in enumerate(texts):
+                if len(t) > self._widest[i]:
+                    self._widest[i] = len(t)
+            self.add_row(*cells, key=key)
+        self.fit()
+
+    def fit(self) -> None:
+        """Set every column's width from its content and the table's width."""
+        if not self._specs or not self.columns:
+            return
+        avail = (self.size.width or self.app.size.width) - 2 * self.cell_padding * len(self._specs) - 1
+        widths = [min(w, cap) if cap is not None else 0 for w, (_, cap) in zip(self._widest, self._specs,
+                                                                                  strict=True)]
+        flex = [i for i, (_, cap) in enumerate(self._specs) if cap is None]
+        if flex:
+            i = flex[0]
+            widest = self._widest[i]
+            widths[i] = max(min(widest, avail - sum(widths)), min(widest, int(avail * 0.45)), 8)
+        changed = False
+        for column, w in zip(self.columns.values(), widths, strict=True):
+            if column.auto_width or column.width != w:
+                column.auto_width, column.width = False, w
+                changed = True
+        if changed:
+            # DataTable has no public call to resize a column: this flag is what its own
+            # add_column/update_cell set to have the next refresh re-measure the table.
+            self._require_update_dimensions = True
+            self.refresh()
+
+    def on_resize(self, event: Resize) -> None:
+        self.fit()
+
+
+class PagedTable(FitTable):
+    """A row table that posts :class:`PagedTable.NeedMore` near its last loaded row.
+
+    The rule: ask when fewer than two screens of rows are left below the
+    cursor or the viewport, and only while the owner says more exist
+    (``has_more``); the owner clears ``has_more`` while a page is in flight.
+    """
 
     class NeedMore(Message):
         """Load the next page."""

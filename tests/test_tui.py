@@ -141,7 +141,7 @@ async def test_the_history_of_the_fee_shows_4_7_6(store: localmem.Store) -> None
 
 @pilot_test
 async def test_following_the_lisbon_chain_reaches_berlin(store: localmem.Store) -> None:
-    """Known at 2025-07-01 Lisbon has no successor yet; known at 2025-10-01 its link opens Berlin's history."""
+    """Known at 2025-07-01 Lisbon has no successor yet; known at 2025-10-01 its link opens Berlin."""
     app = make_app(store, "2025-07-01T12:00:00Z", demo.SAM)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -103,7 +103,7 @@ class Pair:
     def change(self) -> str:
         """What differs, in words: "" (nothing), "corrected", "superseded", "retracted by B", ..."""
         if self.a is None:
-            return "new at B"
+            return "new at B" if self.b is not None else ""
         if self.via == "superseded":
             return "superseded"
         if self.b is None:

@@ -55,17 +55,16 @@ def side_text(rev: Revision | None, *, missing: str) -> str:
 
 def pair_cells(p: Pair) -> list[str]:
     """The row of one pair: key or kind, A's side, B's side, the difference, B's valid time."""
-    rev = p.b or p.a
-    assert rev is not None
+    rev = p.b or p.b_state or p.a
+    if rev is None:  # one memory, recorded by neither cutoff
+        return ["-", "(not recorded by A)", "(not recorded by B)", "", "-"]
     if p.b is None and p.b_state is not None:
         b = side_text(p.b_state, missing="")
         b = f"({p.change}) {b}" if p.change and p.change != "not current at B" else b
     else:
         b = side_text(p.b, missing="(not recorded by B)")
-    shown = p.b or p.b_state or p.a
-    assert shown is not None
     return [rev.key or rev.kind, side_text(p.a, missing="(not recorded by A)"), b, p.change,
-            interval(shown.valid)]
+            interval(rev.valid)]
 
 
 class CompareScreen(ViewScreen):

@@ -90,7 +90,7 @@ async def test_toggling_expired_shows_the_berlin_half_plan(store: localmem.Store
         await pilot.press("x")
         await settle(pilot)
         plan = [r for r in rows(app) if "Berlin half" in r[0]]
-        assert plan and "expired" in plan[0][4]
+        assert plan and "expired" in plan[0][1]
         assert app.view.show_expired
 
 
@@ -243,7 +243,7 @@ async def test_current_only_versus_every_interval(store: localmem.Store) -> None
         texts = _texts(app)
         assert "Sam lives in Lisbon" in texts and "Sam is vegetarian" in texts
         lisbon = next(r for r in rows(app) if r[0] == "Sam lives in Lisbon")
-        assert "superseded" in lisbon[4]
+        assert "superseded" in lisbon[1]
 
 
 @pilot_test
@@ -433,7 +433,7 @@ async def test_write_retract_and_expire() -> None:
         await pilot.press("r")
         await settle(pilot)
         row = next(r for r in rows(app) if r[0] == "Sam is allergic to penicillin")
-        assert "retracted" in row[4]
+        assert "retracted" in row[1]
 
 
 @pytest.mark.parametrize("case", ["missing", "directory", "not sqlite", "empty"])

@@ -137,7 +137,8 @@ class CompareScreen(ViewScreen):
         self.pairs, self._shown = pairs, 0
         self._add_step()
         n = sum(1 for p in pairs if p.change)
-        self.status(f"{count(len(pairs), 'memory')}, {n:,} differ between A and B (differences first)"
+        verb = "differs" if n == 1 else "differ"
+        self.status(f"{count(len(pairs), 'memory')}, {n:,} {verb} between A and B (differences first)"
                     if pairs else "nothing to compare at these clocks")
 
     def _add_step(self) -> None:

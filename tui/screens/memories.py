@@ -32,8 +32,9 @@ PAGE = 200
 #: How many hits a search shows (the best ones): a limit, not a total.
 SEARCH_LIMIT = 100
 #: The columns and their caps (None: the memory's text takes the width left).
+#: Flags come right after the text: on a narrow terminal they matter more than the rest.
 COLUMNS: list[tuple[str, int | None]] = [
-    ("Memory", None), ("Valid", 34), ("Key", 16), ("Kind", 10), ("Flags", 24), ("Observed", 16),
+    ("Memory", None), ("Flags", 24), ("Valid", 34), ("Key", 16), ("Kind", 10), ("Observed", 16),
     ("Recorded", 16)]
 
 
@@ -52,9 +53,9 @@ def parse_filter(text: str) -> tuple[str | None, str | None]:
 
 
 def revision_row(rev: Revision) -> list[Text]:
-    """The cells of one memory: text, valid interval, key, kind, flags, observed, recorded."""
+    """The cells of one memory: text, flags, valid interval, key, kind, observed, recorded."""
     return [cell(t) for t in (
-        memory_text(rev), interval(rev.valid), rev.key or "", rev.kind, flags_text(rev),
+        memory_text(rev), flags_text(rev), interval(rev.valid), rev.key or "", rev.kind,
         local_time(rev.observed_at, rev.tz), local_time(rev.recorded_at, rev.tz))]
 
 

@@ -37,15 +37,19 @@ def describe(
     if now_on_1:
         line1 = Content.assemble(line1, "   ", (now, "dim"))
     mode = "current only" if view.current_only else "history (all intervals)"
-    shown = [name for name, on in (("expired", view.show_expired), ("retracted", view.show_retracted)) if on]
+    toggles = (("expired", view.show_expired), ("retracted", view.show_retracted))
+    shown = [name for name, on in toggles if on]
+    hidden = [name for name, on in toggles if not on]
+    showing = " · ".join(([f"showing {' + '.join(shown)}"] if shown else [])
+                         + ([f"{'+'.join(hidden)} hidden"] if hidden else []))
     parts: list[Content | str | tuple[str, str]] = []
     if note:
         parts += [(note, "$text-warning bold"), " · "]
     parts += [
         "user ", (view.user or "-", "bold"), " · ", (mode, "bold"),
-        " · showing ", (" + ".join(shown) if shown else "no expired/retracted", "bold"),
+        " · ", (showing, "bold"),
         " · ", ("WRITE" if write else "read-only", "$text-warning bold" if write else "bold"),
-        f" · zone {view.tz}",
+        f" · {view.tz}",
     ]
     if not now_on_1:
         parts.append(f" · {now}")

@@ -24,9 +24,9 @@ class FitTable(DataTable[object]):
     """A row table whose columns are as wide as their widest cell, one of them taking the rest.
 
     The rule: every column but the *flex* one is as wide as its label and its
-    widest loaded cell, up to its cap; the flex column (the memory's text)
-    gets the width left, but never less than 45% of the table (or its widest
-    cell): on a narrow terminal the last columns scroll sideways rather than
+    widest loaded cell, up to its cap; the flex columns (the memory's text)
+    share the width left, but never less than 60% of the table between them
+    (or their widest cell): on a narrow terminal the last columns scroll sideways rather than
     squeezing the text; a cell wider than its column ends in "…". Widths are
     fitted afresh whenever the rows are replaced (a new search, another
     user) and when the table is resized, so they never go stale.
@@ -78,10 +78,11 @@ class FitTable(DataTable[object]):
         widths = [min(w, cap) if cap is not None else 0 for w, (_, cap) in zip(self._widest, self._specs,
                                                                                   strict=True)]
         flex = [i for i, (_, cap) in enumerate(self._specs) if cap is None]
-        if flex:
-            i = flex[0]
-            widest = self._widest[i]
-            widths[i] = max(min(widest, avail - sum(widths)), min(widest, int(avail * 0.45)), 8)
+        left = avail - sum(widths)
+        for n, i in enumerate(flex):
+            widest, share = self._widest[i], left // (len(flex) - n)
+            widths[i] = max(min(widest, share), min(widest, int(avail * 0.6 / len(flex))), 8)
+            left -= widths[i]
         changed = False
         for column, w in zip(self.columns.values(), widths, strict=True):
             if column.auto_width or column.width != w:

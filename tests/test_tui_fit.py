@@ -15,6 +15,7 @@ from tui import LocalmemApp
 from tui.format import count, expiry_text
 from tui.screens.expired import ExpiredScreen
 from tui.screens.history import HistoryScreen
+from tui.screens.memories import PAGE
 from tui.screens.timeline import TimelineScreen
 
 SMALL, LARGE = (80, 24), (120, 40)
@@ -137,11 +138,11 @@ def _many(n: int) -> localmem.Store:
 
 @pilot_test
 async def test_page_and_search_limits_are_not_shown_as_totals() -> None:
-    """250 memories: the list says "200 memories loaded … more below"; a search says "the best 100 hits"."""
+    """250 memories: the list says "100 memories loaded … more below"; a search says "the best 100 hits"."""
     app = make_app(_many(250), "2026-02-01T00:00:00Z", "u")
     async with app.run_test(size=LARGE) as pilot:
         await settle(pilot)
-        assert _status(app).startswith("200 memories loaded") and "more below" in _status(app)
+        assert _status(app).startswith(f"{PAGE} memories loaded") and "more below" in _status(app)
         await pilot.press("slash", *"coffee", "enter")
         await settle(pilot)
         assert _status(app).startswith("the best 100 hits for 'coffee'")

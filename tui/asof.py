@@ -175,7 +175,8 @@ def compare_user(store: Store, user: str, a: datetime, b: datetime, valid: datet
             if state is not None:
                 states[r.memory_id] = state
     pairs = pair_up(left, right, states)
-    return sorted(pairs, key=lambda p: p.change == "")  # stable: differences first, each in read order
+    changes = {p.memory_id: p.change for p in pairs}
+    return sorted(pairs, key=lambda p: changes[p.memory_id] == "")  # stable: differences first
 
 
 def compare_memory(store: Store, memory_id: str, a: datetime, b: datetime, valid: datetime) -> list[Pair]:

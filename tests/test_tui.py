@@ -497,8 +497,8 @@ def test_formatting_rules() -> None:
     diff = word_diff("Sam injured the left knee", "Sam injured the left knee (patellar tendinitis)")
     assert diff.plain == "Sam injured the left knee (patellar tendinitis)"
     assert [diff.plain[s.start:s.end].strip() for s in diff.spans] == ["(patellar tendinitis)"]
-    assert parse_filter("kind:goal key=home_city") == ("goal", "home_city")
-    assert parse_filter("diet") == (None, "diet")
+    assert parse_filter("kind:goal key=home_city") == ("goal", "home_city", "")
+    assert parse_filter("diet") == (None, None, "diet")
 
 
 def _tui_imports() -> dict[str, set[str]]:

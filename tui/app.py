@@ -9,13 +9,15 @@ unless started with ``write=True``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
 from textual import on, work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
@@ -188,6 +190,38 @@ class LocalmemApp(App[None]):
         self.data_version += 1
         if isinstance(self.screen, ViewScreen):
             self.screen.view_changed()
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """The command palette (ctrl+p): Textual's own commands, then every action of the app by name.
+
+        Jump to a user, set the clocks, open a screen, flip a toggle, and copy
+        or export what the current screen shows.
+        """
+        yield from super().get_system_commands(screen)
+        if self.source is None:
+            return
+        yield SystemCommand("Set known at…", "What the store knew then (k)", self.action_known_at)
+        yield SystemCommand("Set valid at…", "What was true then (v)", self.action_valid_at)
+        yield SystemCommand("Clocks back to now", "Both clocks to now (n)", self.action_now)
+        for mode, title, key in (("memories", "Memories", "1"), ("expired", "Expired", "2"),
+                                 ("compare", "Compare", "3")):
+            yield SystemCommand(f"Open {title}", f"The {title.lower()} screen ({key})",
+                                partial(self.switch_mode, mode))
+        toggles = (("show_expired", "Show/hide expired (x)"), ("show_retracted", "Show/hide retracted (r)"),
+                   ("current_only", "Current only / every interval (a)"))
+        for name, title in toggles:
+            yield SystemCommand(title, "A toggle of the view, shown in the header",
+                                partial(self.action_flip, name))
+        for user in self.users:
+            if user != self.view.user:
+                yield SystemCommand(f"Jump to user {user}", "Show this user's memories (u)",
+                                    partial(self._switch_user, user))
+        if isinstance(screen, ViewScreen):
+            yield SystemCommand("Export this view as CSV…", "At its clocks, filter and search (E)",
+                                partial(screen.action_export, "csv"))
+            yield SystemCommand("Export this view as JSON…", "At its clocks, filter and search",
+                                partial(screen.action_export, "json"))
+            yield SystemCommand("Copy…", "The highlighted memory's id, text or row (y)", screen.action_copy)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The view's keys work once a store is open."""

@@ -22,15 +22,22 @@ from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from localmem import LocalmemError, Store
+from localmem import InvalidInputError, LocalmemError, Store
+from localmem.present import local_time
 
+from ..export import FORMATS, write_records
 from ..host import Host
 from ..messages import Loaded, LoadFailed
 from ..state import View
 from ..widgets.clockbar import ClockBar
+from .dialogs import AskDialog, PickDialog
+
+#: What an export reads on a worker: the view's records (each a ``to_dict()``).
+ExportJob = Callable[[Store], list[dict[str, Any]]]
 
 __all__ = ["ViewScreen"]
 
@@ -39,6 +46,12 @@ class ViewScreen(Screen[None]):
     """A screen that reads the store under the app's view."""
 
     TITLE: ClassVar[str] = ""
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "copy", "Copy", show=False, tooltip="Copy the memory id, its text or the row",
+                id="view.copy"),
+        Binding("E", "export('csv')", "Export", show=False,
+                tooltip="Export this view (its clocks, filter, search) to CSV or JSON", id="view.export"),
+    ]
 
     def __init__(self, *, known_at: datetime | None = None, pin_note: str = "") -> None:
         super().__init__()
@@ -150,3 +163,71 @@ class ViewScreen(Screen[None]):
     def _failed(self, message: LoadFailed) -> None:
         if message.generation == self._generation:
             self.status(message.text, error=True)
+
+    # -- copy and export ---------------------------------------------------------
+
+    def copy_choices(self) -> list[tuple[str, str]]:
+        """What ``y`` can copy here: (what it is, the text); none by default."""
+        return []
+
+    def action_copy(self) -> None:
+        """Pick what to copy (the id, the text, the row) and put it on the clipboard."""
+        choices = self.copy_choices()
+        if not choices:
+            self.notify("nothing to copy here: highlight a memory first", severity="warning")
+            return
+        labels = [f"{what}: {text if len(text) <= 60 else text[:59] + '…'}" for what, text in choices]
+
+        def picked(label: str | None) -> None:
+            if label is None:
+                return
+            what, text = choices[labels.index(label)]
+            self.app.copy_to_clipboard(text)
+            self.notify(f"copied the {what} to the clipboard")
+
+        self.app.push_screen(PickDialog("Copy", labels), picked)
+
+    def export_job(self) -> ExportJob | None:
+        """The records of this view, read again in full on a worker (None: nothing to export)."""
+        return None
+
+    def export_name(self, fmt: str) -> str:
+        """A file name for this view's export: user, screen and known_at."""
+        view, source = self.view, self.lm.source
+        at = view.known(source.clock) if source is not None else None
+        stamp = local_time(at, view.tz).replace(" ", "T").replace(":", "") if at else "now"
+        return f"localmem-{view.user or 'all'}-{self.TITLE.lower()}-{stamp}.{fmt}"
+
+    def action_export(self, fmt: str = "csv") -> None:
+        """Ask where, then write this view's records there as CSV or JSON (by the suffix)."""
+        job = self.export_job()
+        if job is None:
+            self.notify("nothing to export on this screen", severity="warning")
+            return
+
+        def check(answers: dict[str, str]) -> None:
+            suffix = answers["path"].strip().rsplit(".", 1)[-1].lower()
+            if suffix not in FORMATS:
+                raise InvalidInputError(f"{answers['path']!r} must end in .csv or .json")
+
+        def asked(answers: dict[str, str] | None) -> None:
+            if answers is None:
+                return
+            path = answers["path"].strip()
+
+            def run(store: Store) -> tuple[int, str]:
+                return write_records(path, job(store)), path
+
+            self.status(f"exporting to {path}…")
+            self.load(run, self._exported, new=False)
+
+        self.app.push_screen(AskDialog(
+            f"Export {self.TITLE}: this view, at its clocks", [("path", "File (.csv or .json)",
+                                                              self.export_name(fmt))],
+            hint="Everything this view shows, read again in full (not just the rows loaded so far).",
+            check=check), asked)
+
+    def _exported(self, result: tuple[int, str]) -> None:
+        n, path = result
+        self.status(f"exported {n:,} record{'s' if n != 1 else ''} to {path}")
+        self.notify(f"exported {n:,} to {path}")

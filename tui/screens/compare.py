@@ -21,7 +21,7 @@ the UI thread for long.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -35,7 +35,7 @@ from ..asof import Pair, compare_memory, compare_user
 from ..format import count
 from ..state import parse_clock
 from ..widgets.paged_table import PagedTable, cell
-from .base import ViewScreen
+from .base import ExportJob, ViewScreen
 from .dialogs import AskDialog
 
 __all__ = ["CompareScreen", "Pair", "side_text", "pair_cells"]
@@ -218,3 +218,26 @@ class CompareScreen(ViewScreen):
             self.app.pop_screen()
         else:
             self.app.switch_mode("memories")
+
+    _HEADERS = ("key_or_kind", "known_at_a", "known_at_b", "difference", "valid")
+
+    def copy_choices(self) -> list[tuple[str, str]]:
+        """The highlighted memory's id, or the row (tab-separated)."""
+        p = self.current()
+        if p is None:
+            return []
+        cells = pair_cells(p)
+        return [("memory id", p.memory_id), ("row", "\t".join(cells))]
+
+    def export_job(self) -> ExportJob | None:
+        """The rows as shown (every pair, not only those added to the table yet), with both cutoffs."""
+        if self._cutoffs is None:
+            return None
+        a, b = (t.isoformat() for t in self._cutoffs)
+        records = [{"memory_id": p.memory_id, **dict(zip(self._HEADERS, cells, strict=True)),
+                    "cutoff_a": a, "cutoff_b": b} for p, cells in zip(self.pairs, self._cells, strict=True)]
+
+        def job(store: Store) -> list[dict[str, Any]]:
+            return records
+
+        return job

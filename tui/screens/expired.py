@@ -20,7 +20,7 @@ from localmem.present import flags_text, interval, local_time, memory_text
 
 from ..format import count, expiry_text
 from ..widgets.paged_table import PagedTable, cell
-from .base import ViewScreen
+from .base import ExportJob, ViewScreen
 from .memories import PAGE
 
 __all__ = ["ExpiredScreen"]
@@ -121,3 +121,26 @@ class ExpiredScreen(ViewScreen):
     def action_back(self) -> None:
         """Back to the memories."""
         self.app.switch_mode("memories")
+
+    def copy_choices(self) -> list[tuple[str, str]]:
+        """The highlighted memory's id, or its text."""
+        table = self.query_one(PagedTable)
+        if not table.row_count:
+            return []
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        rev = self._rows.get(key) if key is not None else None
+        return [] if rev is None else [("memory id", rev.memory_id), ("text", memory_text(rev))]
+
+    def export_job(self) -> ExportJob | None:
+        """Every memory expired as of the clocks."""
+        view, source = self.view, self.lm.source
+        if view.user is None or source is None:
+            return None
+        user, known, valid = view.user, view.known(source.clock), view.valid(source.clock)
+
+        def job(store: Store) -> list[dict[str, Any]]:
+            revs = store.read(user, known_at=known, valid_at=valid, current_only=False, include_expired=True,
+                              include_retracted=view.show_retracted)
+            return [r.to_dict() for r in revs if r.expired]
+
+        return job

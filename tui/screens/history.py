@@ -35,7 +35,7 @@ from localmem.present import flags_text, interval, local_time, memory_text, pars
 from ..asof import HistoryData, read_history
 from ..format import count, expiry_text, op_noun, word_diff
 from ..state import parse_expiry
-from .base import ViewScreen
+from .base import ExportJob, ViewScreen
 from .dialogs import AskDialog, ConfirmDialog
 
 __all__ = ["HistoryScreen", "HistoryData", "change_card", "link_labels", "title_text"]
@@ -334,3 +334,21 @@ class HistoryScreen(ViewScreen):
     def _written(self, rev: Revision) -> None:
         self.notify(f"appended v{rev.version} ({rev.op})")
         self.lm.data_written()
+
+    def copy_choices(self) -> list[tuple[str, str]]:
+        """The memory's id, or its text as known at known_at."""
+        head = self.data.head if self.data is not None else None
+        if head is None:
+            return [("memory id", self.memory_id)]
+        return [("memory id", self.memory_id), ("text", memory_text(head))]
+
+    def export_job(self) -> ExportJob | None:
+        """The changes shown: those recorded by known_at."""
+        if self.data is None:
+            return None
+        records = [c.to_dict() for c in self.data.changes]
+
+        def job(store: Store) -> list[dict[str, Any]]:
+            return records
+
+        return job

@@ -23,7 +23,7 @@ from localmem.present import flags_text, interval, local_time, memory_text
 
 from ..format import count
 from ..widgets.paged_table import PagedTable, cell
-from .base import ViewScreen
+from .base import ExportJob, ViewScreen
 
 __all__ = ["MemoriesScreen", "PAGE", "SEARCH_LIMIT", "COLUMNS", "parse_filter", "revision_row"]
 
@@ -39,18 +39,23 @@ COLUMNS: list[tuple[str, int | None]] = [
     ("Recorded", 16)]
 
 
-def parse_filter(text: str) -> tuple[str | None, str | None]:
-    """Read the filter box: ``kind:goal``, ``key:home_city``, both, or a bare word (a key)."""
+def parse_filter(text: str) -> tuple[str | None, str | None, str]:
+    """Read the filter box: ``kind:goal`` and ``key:home_city`` narrow the read; other words filter the rows.
+
+    Returns (kind, key, words): the words filter the loaded rows as they are
+    typed (any column, any case); kind and key apply on Enter.
+    """
     kind = key = None
+    words = []
     for word in text.split():
         name, sep, value = word.replace("=", ":").partition(":")
-        if not sep:
-            key = word
-        elif name == "kind":
+        if sep and name == "kind":
             kind = value or None
-        else:
+        elif sep and name == "key":
             key = value or None
-    return kind, key
+        else:
+            words.append(word)
+    return kind, key, " ".join(words)
 
 
 def revision_row(rev: Revision) -> list[Text]:
@@ -92,7 +97,7 @@ class MemoriesScreen(ViewScreen):
         yield from self.compose_header()
         with Horizontal(id="searchbar"):
             yield Input(placeholder="/ search, e.g. what did Sam eat last week", id="search")
-            yield Input(placeholder="f filter: kind:goal key:home_city", id="filter")
+            yield Input(placeholder="f filter: words, kind:goal, key:home_city", id="filter")
         table = PagedTable(id="rows", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="explain", classes="panel hidden")
@@ -267,16 +272,32 @@ class MemoriesScreen(ViewScreen):
         self.query_one(PagedTable).focus()
         self.reload()
 
+    @on(Input.Changed, "#filter")
+    def _filter_typed(self, event: Input.Changed) -> None:
+        _, _, words = parse_filter(event.value)
+        table = self.query_one(PagedTable)
+        if words == table.text_filter:
+            return
+        shown = table.apply_filter(words)
+        if words:
+            self.status(f"{count(shown, 'row')} of {table.loaded:,} loaded match {words!r} (esc clears)")
+        self._explain()
+
     @on(Input.Submitted, "#filter")
     def _filter(self, event: Input.Submitted) -> None:
-        self._kind, self._key = parse_filter(event.value)
+        kind, key, _ = parse_filter(event.value)
         self.query_one(PagedTable).focus()
-        self.reload()
+        if (kind, key) != (self._kind, self._key):
+            self._kind, self._key = kind, key
+            self.reload()
 
     def action_clear(self) -> None:
         """Back to browsing: no search, no filter."""
         for box in self.query(Input).results(Input):
             box.value = ""
+        table = self.query_one(PagedTable)
+        if table.text_filter:
+            table.apply_filter("")
         changed = bool(self._query or self._kind or self._key)
         self._query, self._kind, self._key = "", None, None
         self.query_one(PagedTable).focus()
@@ -309,3 +330,40 @@ class MemoriesScreen(ViewScreen):
         rev = self.current()
         if rev is not None:
             self.lm.open_compare(rev.memory_id)
+
+    # -- copy and export -------------------------------------------------------
+
+    def copy_choices(self) -> list[tuple[str, str]]:
+        """The highlighted memory's id, its text, or its row (tab-separated)."""
+        rev = self.current()
+        if rev is None:
+            return []
+        row = "\t".join(c.plain for c in revision_row(rev))
+        return [("memory id", rev.memory_id), ("text", memory_text(rev)), ("row", row)]
+
+    def export_job(self) -> ExportJob | None:
+        """The whole listing (or the search's hits) at the clocks, the filter's words applied."""
+        view, source = self.view, self.lm.source
+        if view.user is None or source is None:
+            return None
+        user, query, kind, key = view.user, self._query, self._kind, self._key
+        known, valid = view.known(source.clock), view.valid(source.clock)
+        filters = self._filter_tree()
+        words = self.query_one(PagedTable).text_filter.lower().split()
+
+        def keep(rev: Revision) -> bool:
+            line = " ".join(c.plain for c in revision_row(rev)).lower()
+            return all(w in line for w in words)
+
+        def job(store: Store) -> list[dict[str, Any]]:
+            if query:
+                hits = store.search(query, user_id=user, known_at=known, valid_at=valid,
+                                    current_only=view.current_only, include_expired=view.show_expired,
+                                    limit=SEARCH_LIMIT, log=False, filters=filters)
+                return [{**h.revision.to_dict(), "score": h.score} for h in hits if keep(h.revision)]
+            revs = store.read(user, known_at=known, valid_at=valid, current_only=view.current_only,
+                              include_expired=view.show_expired, include_retracted=view.show_retracted,
+                              kind=kind, key=key)
+            return [r.to_dict() for r in revs if keep(r)]
+
+        return job

@@ -10,7 +10,7 @@ as many as fit the width).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import ClassVar
+from typing import Any, ClassVar
 from zoneinfo import ZoneInfo
 
 from textual.app import ComposeResult
@@ -23,7 +23,7 @@ from localmem import Revision, Store
 from localmem.present import interval, memory_text
 
 from ..format import count
-from .base import ViewScreen
+from .base import ExportJob, ViewScreen
 
 __all__ = ["TimelineScreen", "bars", "span", "axis"]
 
@@ -150,3 +150,12 @@ class TimelineScreen(ViewScreen):
     def action_back(self) -> None:
         """Back to the screen below."""
         self.app.pop_screen()
+
+    def export_job(self) -> ExportJob | None:
+        """The key's values shown, as known at known_at."""
+        records = [r.to_dict() for r in self.revs]
+
+        def job(store: Store) -> list[dict[str, Any]]:
+            return records
+
+        return job

@@ -97,7 +97,7 @@ class MemoriesScreen(ViewScreen):
         yield from self.compose_header()
         with Horizontal(id="searchbar"):
             yield Input(placeholder="/ search, e.g. what did Sam eat last week", id="search")
-            yield Input(placeholder="f filter: words, kind:goal, key:home_city", id="filter")
+            yield Input(placeholder="f filter: words, kind:…, key:…", id="filter")
         table = PagedTable(id="rows", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="explain", classes="panel hidden")

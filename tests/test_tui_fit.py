@@ -189,3 +189,33 @@ async def test_the_timeline_has_a_date_axis() -> None:
         ticks, dates = axis.split("\n")
         assert ticks.strip().startswith("├") and ticks.rstrip().endswith("┤")
         assert dates.split()[0] == "2023-05" and dates.split()[-1].startswith("2025-")
+
+
+@pilot_test
+async def test_whole_user_compare_reads_on_a_worker_and_adds_rows_in_steps(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compare (`3`) on 250 memories pairs them off the UI thread, adding rows in steps as the cursor goes."""
+    import threading
+
+    from tui.screens import compare
+
+    threads: list[str] = []
+    real = compare.compare_user
+
+    def spy(*args: object, **kwargs: object) -> object:
+        threads.append(threading.current_thread().name)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(compare, "compare_user", spy)
+    app = make_app(_many(250), "2026-02-01T00:00:00Z", "u")
+    async with app.run_test(size=LARGE) as pilot:
+        await settle(pilot)
+        await pilot.press("3")
+        await settle(pilot)
+        assert threads and threading.main_thread().name not in threads
+        assert len(rows(app)) % compare.STEP == 0 and len(rows(app)) < 250  # two screens ahead, not all
+        assert _status(app).startswith("250 memories, 0 differ")
+        for _ in range(5):
+            await pilot.press("end")
+            await settle(pilot)
+        assert len(rows(app)) == 250

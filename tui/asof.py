@@ -13,7 +13,7 @@ the property test in ``tests/test_tui.py`` calls them for random clocks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from localmem import Change, Revision, Store
@@ -21,6 +21,8 @@ from localmem.present import memory_text
 
 __all__ = ["HistoryData", "read_history", "chain_at", "Pair", "pair_up", "compare_user", "compare_memory"]
 
+#: Up to this many memories missing at B are read one by one; more, with one snapshot.
+_GETS = 64
 #: Newest-possible known_at: the memory as it stands now, for writes (which append to it).
 _NEWEST = "9999-12-31T00:00:00Z"
 
@@ -168,12 +170,21 @@ def compare_user(store: Store, user: str, a: datetime, b: datetime, valid: datet
 
     left, right = at(a), at(b)
     in_b = {r.memory_id for r in right}
+    missing = [r.memory_id for r in left if r.memory_id not in in_b]
     states: dict[str, Revision] = {}
-    for r in left:
-        if r.memory_id not in in_b:
-            state = store.get(r.memory_id, known_at=b, valid_at=valid)
+    if len(missing) > _GETS:
+        # One snapshot instead of thousands of gets; its flags are read at B, so the expiry is
+        # judged again at valid_at, as get would have.
+        held = {r.memory_id: r for r in store.snapshot(user, known_at=b).memories}
+        for mid in missing:
+            if mid in held:
+                r = held[mid]
+                states[mid] = replace(r, expired=r.expires_at is not None and r.expires_at <= valid)
+    else:
+        for mid in missing:
+            state = store.get(mid, known_at=b, valid_at=valid)
             if state is not None:
-                states[r.memory_id] = state
+                states[mid] = state
     pairs = pair_up(left, right, states)
     changes = {p.memory_id: p.change for p in pairs}
     return sorted(pairs, key=lambda p: changes[p.memory_id] == "")  # stable: differences first

@@ -158,6 +158,7 @@ class ViewScreen(Screen[None]):
     def _loaded(self, message: Loaded) -> None:
         if message.generation == self._generation:
             message.done(message.result)
+        message.result = None  # a message may outlive this in a reference cycle: not the data
 
     @on(LoadFailed)
     def _failed(self, message: LoadFailed) -> None:

@@ -81,8 +81,9 @@ class CompareScreen(ViewScreen):
     def __init__(self, memory_id: str | None = None) -> None:
         super().__init__()
         self.memory_id = memory_id
-        self.pairs: list[Pair] = []
-        self._cells: list[list[str]] = []
+        # (memory id, its row's cells): tuples of strings, which the garbage collector does not
+        # track, so 50,000 rows held here add nothing to a collection's pause.
+        self.pairs: list[tuple[str, tuple[str, ...]]] = []
         self._shown = 0
         self._cutoffs: tuple[datetime, datetime] | None = None
 
@@ -123,7 +124,7 @@ class CompareScreen(ViewScreen):
         table = self.query_one(PagedTable)
         table.clear_rows()
         table.has_more = False
-        self.pairs, self._cells, self._shown = [], [], 0
+        self.pairs, self._shown = [], 0
 
         def job(store: Store) -> list[Pair]:
             if memory_id is not None:
@@ -131,19 +132,17 @@ class CompareScreen(ViewScreen):
             return compare_user(store, user, a, b, valid, current_only=view.current_only,
                                 include_expired=view.show_expired, include_retracted=view.show_retracted)
 
-        def rows(store: Store) -> tuple[list[Pair], list[list[str]]]:
+        def rows(store: Store) -> list[tuple[str, tuple[str, ...]]]:
             # The cells too are made on the worker: for 50,000 pairs that is seconds of Python.
-            pairs = job(store)
-            return pairs, [pair_cells(p) for p in pairs]
+            return [(p.memory_id, tuple(pair_cells(p))) for p in job(store)]
 
         self.status("reading both cutoffs…")
         self.load(rows, self._show)
 
-    def _show(self, result: tuple[list[Pair], list[list[str]]]) -> None:
-        self.pairs, self._cells = result
-        self._shown = 0
+    def _show(self, result: list[tuple[str, tuple[str, ...]]]) -> None:
+        self.pairs, self._shown = result, 0
         self._add_step()
-        n = sum(1 for c in self._cells if c[3])
+        n = sum(1 for _, c in self.pairs if c[3])
         verb = "differs" if n == 1 else "differ"
         self.status(f"{count(len(self.pairs), 'memory')}, {n:,} {verb} between A and B (differences first)"
                     if self.pairs else "nothing to compare at these clocks")
@@ -152,10 +151,10 @@ class CompareScreen(ViewScreen):
         table = self.query_one(PagedTable)
         step = self.pairs[self._shown:self._shown + STEP]
         rows = []
-        for p, cells in zip(step, self._cells[self._shown:self._shown + STEP], strict=True):
+        for memory_id, cells in step:
             style = _CHANGED if cells[3] else ""
-            rows.append((p.memory_id, [cell(cells[0]), cell(cells[1]), cell(cells[2], style),
-                                       cell(cells[3], style), cell(cells[4])]))
+            rows.append((memory_id, [cell(cells[0]), cell(cells[1]), cell(cells[2], style),
+                                     cell(cells[3], style), cell(cells[4])]))
         table.add_cells(rows)
         self._shown += len(step)
         table.has_more = self._shown < len(self.pairs)
@@ -190,13 +189,13 @@ class CompareScreen(ViewScreen):
                                        hint="now, 2026-03-02 10:01, 2025-06-16, last monday…",
                                        check=check), asked)
 
-    def current(self) -> Pair | None:
-        """The pair under the cursor."""
+    def current(self) -> tuple[str, tuple[str, ...]] | None:
+        """The row under the cursor: its memory id and cells."""
         table = self.query_one(PagedTable)
         if not table.row_count:
             return None
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        return next((p for p in self.pairs if p.memory_id == key), None)  # a scan: once per Enter
+        return next((p for p in self.pairs if p[0] == key), None)  # a scan: once per Enter
 
     def action_open(self) -> None:
         """Open the row's history at the later cutoff (A's memory: its revision at B explains the change)."""
@@ -205,7 +204,7 @@ class CompareScreen(ViewScreen):
             return
         later = max(self._cutoffs)
         tz = self.view.tz
-        self.lm.open_history(p.memory_id, known_at=later,
+        self.lm.open_history(p[0], known_at=later,
                              pin_note=f"pinned at the later cutoff {local_time(later, tz)} (k changes it)")
 
     @on(DataTable.RowSelected)
@@ -226,16 +225,15 @@ class CompareScreen(ViewScreen):
         p = self.current()
         if p is None:
             return []
-        cells = pair_cells(p)
-        return [("memory id", p.memory_id), ("row", "\t".join(cells))]
+        return [("memory id", p[0]), ("row", "\t".join(p[1]))]
 
     def export_job(self) -> ExportJob | None:
         """The rows as shown (every pair, not only those added to the table yet), with both cutoffs."""
         if self._cutoffs is None:
             return None
         a, b = (t.isoformat() for t in self._cutoffs)
-        records = [{"memory_id": p.memory_id, **dict(zip(self._HEADERS, cells, strict=True)),
-                    "cutoff_a": a, "cutoff_b": b} for p, cells in zip(self.pairs, self._cells, strict=True)]
+        records = [{"memory_id": mid, **dict(zip(self._HEADERS, cells, strict=True)),
+                    "cutoff_a": a, "cutoff_b": b} for mid, cells in self.pairs]
 
         def job(store: Store) -> list[dict[str, Any]]:
             return records

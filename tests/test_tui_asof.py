@@ -82,7 +82,7 @@ def test_each_side_of_a_comparison_holds_only_what_its_cutoff_knew(
         pairs += compare_memory(STORE, mid, a, b, a)
     for p in pairs:
         assert p.a is None or p.a.recorded_at <= a
-        for rev in (p.b, p.b_state):
+        for rev in (p.b, p.b_state, p.successor):
             assert rev is None or rev.recorded_at <= b
         cells = pair_cells(p)
         assert not [t for t in _future_texts(a) if t in cells[1]]
@@ -115,3 +115,13 @@ def test_pairing_keeps_a_memory_missing_at_b_with_its_state_there() -> None:
     assert pair == Pair(rev.memory_id, left[0], None, state)
     assert pair.change == "retracted by B"
     assert flags_text(state) == "retracted"
+
+
+def test_a_fact_still_valid_at_b_names_what_superseded_it() -> None:
+    """Valid at 2025-08-01, Lisbon still holds as known at 2025-10-01, marked superseded → Berlin."""
+    a, b = datetime(2025, 8, 1, tzinfo=UTC), datetime(2025, 10, 1, tzinfo=UTC)
+    pairs = compare_user(STORE, demo.SAM, a, b, a, current_only=True, include_expired=False,
+                         include_retracted=False)
+    city = [pair_cells(p) for p in pairs if p.a is not None and p.a.key == "home_city"]
+    assert [c[1:4] for c in city] == [["Sam lives in Lisbon", "Sam lives in Lisbon  → Sam lives in Berlin",
+                                       "superseded"]]

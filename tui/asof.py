@@ -100,6 +100,7 @@ class Pair:
     b: Revision | None
     b_state: Revision | None = None
     via: str | None = None  # "superseded" when b is A's successor
+    successor: Revision | None = None  # what superseded it by B, when b is still the memory itself
 
     @property
     def change(self) -> str:
@@ -185,9 +186,23 @@ def compare_user(store: Store, user: str, a: datetime, b: datetime, valid: datet
             state = store.get(mid, known_at=b, valid_at=valid)
             if state is not None:
                 states[mid] = state
-    pairs = pair_up(left, right, states)
+    pairs = _with_successors(store, pair_up(left, right, states), b, valid)
     changes = {p.memory_id: p.change for p in pairs}
     return sorted(pairs, key=lambda p: changes[p.memory_id] == "")  # stable: differences first
+
+
+def _with_successors(store: Store, pairs: list[Pair], b: datetime, valid: datetime) -> list[Pair]:
+    """Name, as known at B, what superseded each memory still shown on B's side (the first few)."""
+    out, fetched = [], 0
+    for p in pairs:
+        shown = p.b if p.b is not None else p.b_state
+        if (p.via is None and shown is not None and shown.superseded_by is not None and fetched < _GETS
+                and (p.a is None or p.a.superseded_by is None)):
+            fetched += 1
+            succ = store.get(shown.superseded_by, known_at=b, valid_at=valid)
+            p = replace(p, successor=succ)
+        out.append(p)
+    return out
 
 
 def compare_memory(store: Store, memory_id: str, a: datetime, b: datetime, valid: datetime) -> list[Pair]:
@@ -199,4 +214,4 @@ def compare_memory(store: Store, memory_id: str, a: datetime, b: datetime, valid
         succ = store.get(right.superseded_by, known_at=b, valid_at=valid)
         if succ is not None:
             return [Pair(memory_id, left, succ, right, via="superseded")]
-    return [Pair(memory_id, left, right)]
+    return _with_successors(store, [Pair(memory_id, left, right)], b, valid)

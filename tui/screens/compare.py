@@ -63,6 +63,8 @@ def pair_cells(p: Pair) -> list[str]:
         b = f"({p.change}) {b}" if p.change and p.change != "not current at B" else b
     else:
         b = side_text(p.b, missing="(not recorded by B)")
+    if p.successor is not None:
+        b = f"{b}  → {memory_text(p.successor)}"
     return [rev.key or rev.kind, side_text(p.a, missing="(not recorded by A)"), b, p.change,
             interval(rev.valid)]
 

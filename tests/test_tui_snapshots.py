@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from tui_helpers import SIZE, answer, demo_store, goto_row, make_app, settle
+from tui_helpers import SMALL, answer, demo_store, goto_row, make_app, settle
 
 from localmem.cli import demo
 from localmem.testing import FrozenClock
@@ -31,7 +31,7 @@ def test_memories_screen(snap_compare: SnapCompare, monkeypatch: pytest.MonkeyPa
         await pilot.press("x")
         await settle(pilot)
 
-    assert snap_compare(_app(monkeypatch, "2025-12-01T12:00:00Z", demo.SAM), terminal_size=SIZE,
+    assert snap_compare(_app(monkeypatch, "2025-12-01T12:00:00Z", demo.SAM), terminal_size=SMALL,
                         run_before=run_before)
 
 
@@ -42,7 +42,7 @@ def test_expired_screen(snap_compare: SnapCompare, monkeypatch: pytest.MonkeyPat
         await pilot.press("2")
         await settle(pilot)
 
-    assert snap_compare(_app(monkeypatch, "2025-12-01T12:00:00Z", demo.SAM), terminal_size=SIZE,
+    assert snap_compare(_app(monkeypatch, "2025-12-01T12:00:00Z", demo.SAM), terminal_size=SMALL,
                         run_before=run_before)
 
 
@@ -54,7 +54,7 @@ def test_history_screen(snap_compare: SnapCompare, monkeypatch: pytest.MonkeyPat
         await pilot.press("enter")
         await settle(pilot)
 
-    assert snap_compare(_app(monkeypatch, "2026-03-02T12:00:00Z", demo.FEE_USER), terminal_size=SIZE,
+    assert snap_compare(_app(monkeypatch, "2026-03-02T12:00:00Z", demo.FEE_USER), terminal_size=SMALL,
                         run_before=run_before)
 
 
@@ -67,7 +67,7 @@ def test_compare_screen(snap_compare: SnapCompare, monkeypatch: pytest.MonkeyPat
         await pilot.press("b")
         await answer(pilot, "2026-03-02 10:01")
 
-    assert snap_compare(_app(monkeypatch, "2026-03-02T09:05:00Z", demo.FEE_USER), terminal_size=SIZE,
+    assert snap_compare(_app(monkeypatch, "2026-03-02T09:05:00Z", demo.FEE_USER), terminal_size=SMALL,
                         run_before=run_before)
 
 
@@ -79,7 +79,7 @@ def test_timeline_screen(snap_compare: SnapCompare, monkeypatch: pytest.MonkeyPa
         await pilot.press("t")
         await settle(pilot)
 
-    assert snap_compare(_app(monkeypatch, "2025-10-01T12:00:00Z", demo.SAM), terminal_size=SIZE,
+    assert snap_compare(_app(monkeypatch, "2025-10-01T12:00:00Z", demo.SAM), terminal_size=SMALL,
                         run_before=run_before)
 
 
@@ -89,4 +89,4 @@ def test_missing_database_message(snap_compare: SnapCompare, tmp_path: Path) -> 
         await settle(pilot)
 
     app: Any = LocalmemApp(path="/nonexistent/localmem-snapshot.db", clock=FrozenClock("2026-01-01"))
-    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(app, terminal_size=SMALL, run_before=run_before)

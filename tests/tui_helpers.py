@@ -23,6 +23,8 @@ from localmem.testing import FrozenClock
 from tui import LocalmemApp
 
 SIZE = (130, 36)
+#: The standard terminal: the snapshots are taken at it, so they show the clocks fit.
+SMALL = (80, 24)
 
 
 def pilot_test(fn: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:

@@ -9,13 +9,17 @@ unless started with ``write=True``.
 
 from __future__ import annotations
 
+import gc
+import time
+from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
-from textual import on, work
-from textual.app import App
+from textual import events, on, work
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
@@ -36,7 +40,10 @@ from .screens.timeline import TimelineScreen
 from .source import Source, open_store
 from .state import View, parse_clock
 
-__all__ = ["LocalmemApp"]
+__all__ = ["LocalmemApp", "IDLE_GC_S"]
+
+#: Seconds without a key press or click after which a full garbage collection may run.
+IDLE_GC_S = 2.0
 
 
 class _Opening(Screen[None]):
@@ -72,12 +79,13 @@ class LocalmemApp(App[None]):
         Binding("k", "known_at", "Known", tooltip="Set known_at: what the store knew then",
                 id="app.known_at"),
         Binding("v", "valid_at", "Valid", tooltip="Set valid_at: what was true then", id="app.valid_at"),
-        Binding("n", "now", "Now", tooltip="Both clocks back to now", id="app.now"),
-        Binding("x", "flip('show_expired')", "±expired", tooltip="Show or hide expired memories",
+        Binding("n", "now", "Now", show=False, tooltip="Both clocks back to now", id="app.now"),
+        Binding("x", "flip('show_expired')", "±expired", show=False, tooltip="Show or hide expired memories",
                 id="app.toggle_expired"),
-        Binding("r", "flip('show_retracted')", "±retracted", tooltip="Show or hide retracted memories",
+        Binding("r", "flip('show_retracted')", "±retracted", show=False,
+                tooltip="Show or hide retracted memories",
                 id="app.toggle_retracted"),
-        Binding("a", "flip('current_only')", "all/current",
+        Binding("a", "flip('current_only')", "all/current", show=False,
                 tooltip="Current-only (valid at valid_at) or every valid interval (history)",
                 id="app.toggle_history"),
         Binding("u", "user", "User", tooltip="Switch user", id="app.user"),
@@ -88,9 +96,9 @@ class LocalmemApp(App[None]):
     }
 
     class _Ready(Message):
-        def __init__(self, source: Source, user: str | None, tz: str) -> None:
+        def __init__(self, source: Source, user: str | None, tz: str, users: list[str]) -> None:
             super().__init__()
-            self.source, self.user, self.tz = source, user, tz
+            self.source, self.user, self.tz, self.users = source, user, tz, users
 
     class _Unusable(Message):
         def __init__(self, title: str, text: str, error: bool = True) -> None:
@@ -115,7 +123,8 @@ class LocalmemApp(App[None]):
         self.write = write
         self.source: Source | None = None
         self.view = View(user=user, known_at=known_at, valid_at=valid_at)
-        self.compare_known: datetime | None = None
+        self.compare_known: dict[str, datetime] = {}
+        self.users: list[str] = []
         self.data_version = 0
 
     # -- opening -------------------------------------------------------------------
@@ -123,6 +132,25 @@ class LocalmemApp(App[None]):
     def on_mount(self) -> None:
         self.push_screen(_Opening())
         self._open()
+        # Full garbage collections wait for a pause in the user's input. Textual's rendering
+        # leaves its strips and caches in reference cycles that only a full collection frees;
+        # on a 50k store one walked 200,000+ objects and froze the UI for 200-450 ms in the
+        # middle of a key press. Young collections still run as usual.
+        self._gc_thresholds = gc.get_threshold()
+        gc.set_threshold(self._gc_thresholds[0], self._gc_thresholds[1], 1_000_000)
+        self._last_input = time.monotonic()
+        self.set_interval(1.0, self._collect_when_idle, name="gc")
+
+    async def on_event(self, event: events.Event) -> None:
+        """Note when the user last pressed a key or the mouse (for the idle collection)."""
+        if isinstance(event, (events.Key, events.MouseDown)):
+            self._last_input = time.monotonic()
+        await super().on_event(event)
+
+    def _collect_when_idle(self) -> None:
+        """A full collection, once the user has been idle for a while and a young one is due."""
+        if time.monotonic() - self._last_input >= IDLE_GC_S and gc.get_count()[2] >= self._gc_thresholds[2]:
+            gc.collect()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="open")
     def _open(self) -> None:
@@ -132,7 +160,8 @@ class LocalmemApp(App[None]):
                 source = Source(self._store, self._clock, owned=False)
             else:
                 assert self._path is not None
-                source = Source(open_store(self._path, self._clock), self._clock, owned=True)
+                store = open_store(self._path, self._clock, write=self.write)
+                source = Source(store, self._clock, owned=True, read_only=not self.write)
         except LocalmemError as exc:
             self.post_message(self._Unusable("Cannot open the database", str(exc)))
             return
@@ -153,11 +182,16 @@ class LocalmemApp(App[None]):
                 "or try the stories with `localmem demo`.", error=False))
             source.close()
             return
-        self.post_message(self._Ready(source, user, tz))
+        self.post_message(self._Ready(source, user, tz, users))
 
     @on(_Ready)
     def _opened(self, message: _Ready) -> None:
+        # What exists now (Textual, its styles, the modules) lives as long as the app: kept out
+        # of the collector's full passes, whose pause grows with every object it must walk
+        # (on a 50k store those passes froze the UI for 300-650 ms).
+        gc.freeze()
         self.source = message.source
+        self.users = message.users
         self.view = replace(self.view, user=message.user, tz=message.tz)
         self.switch_mode("memories")
 
@@ -168,6 +202,8 @@ class LocalmemApp(App[None]):
     def on_unmount(self) -> None:
         if self.source is not None:
             self.source.close()
+        gc.set_threshold(*self._gc_thresholds)
+        gc.unfreeze()
 
     # -- the view ------------------------------------------------------------------
 
@@ -184,6 +220,38 @@ class LocalmemApp(App[None]):
         self.data_version += 1
         if isinstance(self.screen, ViewScreen):
             self.screen.view_changed()
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """The command palette (ctrl+p): Textual's own commands, then every action of the app by name.
+
+        Jump to a user, set the clocks, open a screen, flip a toggle, and copy
+        or export what the current screen shows.
+        """
+        yield from super().get_system_commands(screen)
+        if self.source is None:
+            return
+        yield SystemCommand("Set known at…", "What the store knew then (k)", self.action_known_at)
+        yield SystemCommand("Set valid at…", "What was true then (v)", self.action_valid_at)
+        yield SystemCommand("Clocks back to now", "Both clocks to now (n)", self.action_now)
+        for mode, title, key in (("memories", "Memories", "1"), ("expired", "Expired", "2"),
+                                 ("compare", "Compare", "3")):
+            yield SystemCommand(f"Open {title}", f"The {title.lower()} screen ({key})",
+                                partial(self.switch_mode, mode))
+        toggles = (("show_expired", "Show/hide expired (x)"), ("show_retracted", "Show/hide retracted (r)"),
+                   ("current_only", "Current only / every interval (a)"))
+        for name, title in toggles:
+            yield SystemCommand(title, "A toggle of the view, shown in the header",
+                                partial(self.action_flip, name))
+        for user in self.users:
+            if user != self.view.user:
+                yield SystemCommand(f"Jump to user {user}", "Show this user's memories (u)",
+                                    partial(self._switch_user, user))
+        if isinstance(screen, ViewScreen):
+            yield SystemCommand("Export this view as CSV…", "At its clocks, filter and search (E)",
+                                partial(screen.action_export, "csv"))
+            yield SystemCommand("Export this view as JSON…", "At its clocks, filter and search",
+                                partial(screen.action_export, "json"))
+            yield SystemCommand("Copy…", "The highlighted memory's id, text or row (y)", screen.action_copy)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The view's keys work once a store is open."""
@@ -268,9 +336,10 @@ class LocalmemApp(App[None]):
 
     # -- opening screens -----------------------------------------------------------
 
-    def open_history(self, memory_id: str) -> None:
-        """Show a memory's history on top of the current screen."""
-        self.push_screen(HistoryScreen(memory_id))
+    def open_history(self, memory_id: str, *, known_at: datetime | None = None, pin_note: str = "",
+                     trail: tuple[str, ...] = ()) -> None:
+        """Show a memory's history on top of the current screen (``known_at``: pinned to that cutoff)."""
+        self.push_screen(HistoryScreen(memory_id, known_at=known_at, pin_note=pin_note, trail=trail))
 
     def open_timeline(self, key: str) -> None:
         """Show a key's values along valid time."""

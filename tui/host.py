@@ -29,14 +29,17 @@ class Host(Protocol):
     write: bool
     #: Bumped on every write, so screens further down the stack re-read when shown.
     data_version: int
-    #: The compare screen's cutoff B (None: now), kept across visits.
-    compare_known: datetime | None
+    #: The compare screen's cutoff B per user (absent: now), kept across visits.
+    compare_known: dict[str, datetime]
+    #: Every user with a memory, as read when the file opened.
+    users: list[str]
 
     def data_written(self) -> None:
         """The store gained a revision: every screen re-reads."""
 
-    def open_history(self, memory_id: str) -> None:
-        """Show a memory's history on top of the current screen."""
+    def open_history(self, memory_id: str, *, known_at: datetime | None = None, pin_note: str = "",
+                     trail: tuple[str, ...] = ()) -> None:
+        """Show a memory's history on top of the current screen (``known_at``: pinned to that cutoff)."""
 
     def open_timeline(self, key: str) -> None:
         """Show a key's values along valid time."""

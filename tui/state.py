@@ -8,13 +8,14 @@ store's own rule ("a read pinned in knowledge is pinned in the world too").
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from localmem import Clock, InvalidTimeError, find_times
 
-__all__ = ["View", "parse_clock"]
+__all__ = ["View", "parse_clock", "parse_expiry"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,4 +72,49 @@ def parse_clock(text: str, *, now: datetime, tz: str) -> datetime | None:
             return at.astimezone(UTC)
     raise InvalidTimeError(
         f"{raw!r} is not a time: try 'now', '2026-03-02 10:01', '2025-06-16', 'last monday' or 'yesterday'"
+    )
+
+
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_FINE = ("instant", "minute", "hour")
+
+
+def parse_expiry(text: str, *, now: datetime, tz: str) -> tuple[str | datetime, str]:
+    """Read what a person typed as an expiry: what to pass to ``Store.expire``, and how it reads.
+
+    Accepted like a clock (:func:`parse_clock`): a date (``2026-12-31``: visible
+    through that day in ``tz``), an instant (``2026-12-31 18:00``, ``...Z``:
+    hidden from then), or a phrase read as said at ``now`` ("next friday",
+    "end of the month": visible through the last day it names; "tomorrow at
+    6pm": hidden from then). Refused before anything is confirmed.
+
+    Raises:
+        InvalidTimeError: nothing in ``text`` reads as a time.
+    """
+    raw = text.strip()
+    zone = ZoneInfo(tz)
+    if _DATE.match(raw):
+        try:
+            datetime.fromisoformat(raw)
+        except ValueError as exc:
+            raise InvalidTimeError(f"{raw!r} is not a date: expected YYYY-MM-DD, e.g. 2026-12-31") from exc
+        return raw, f"visible through {raw} ({tz})"
+    if raw:
+        try:
+            parsed = datetime.fromisoformat(raw.replace("Z", "+00:00") if raw.endswith("Z") else raw)
+        except ValueError:
+            parsed = None
+        if parsed is not None:
+            at = parsed.replace(tzinfo=zone) if parsed.tzinfo is None else parsed
+            return at, f"hidden from {at.astimezone(zone).strftime('%Y-%m-%d %H:%M')} ({tz})"
+        for m in find_times(raw, sent_at=now, tz=zone):
+            if m.precision in _FINE and m.start is not None:
+                return m.start, f"hidden from {m.start.astimezone(zone).strftime('%Y-%m-%d %H:%M')} ({tz})"
+            last = (m.end - timedelta(microseconds=1)) if m.end is not None else m.start
+            if last is not None:
+                day = last.astimezone(zone).date().isoformat()
+                return day, f"visible through {day} ({tz})"
+    raise InvalidTimeError(
+        f"{raw!r} is not an expiry: try '2026-12-31' (visible through that day), "
+        "'2026-12-31 18:00' (hidden from then) or a phrase like 'next friday'"
     )

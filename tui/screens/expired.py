@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -19,8 +18,9 @@ from textual.widgets import DataTable
 from localmem import Revision, Store
 from localmem.present import flags_text, interval, local_time, memory_text
 
-from ..widgets.paged_table import PagedTable
-from .base import ViewScreen
+from ..format import count, expiry_text
+from ..widgets.paged_table import PagedTable, cell
+from .base import ExportJob, ViewScreen
 from .memories import PAGE
 
 __all__ = ["ExpiredScreen"]
@@ -32,6 +32,7 @@ class ExpiredScreen(ViewScreen):
     TITLE = "Expired"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "History", show=False, id="expired.history"),
+        Binding("escape", "back", "Back", id="expired.back"),
     ]
 
     def __init__(self) -> None:
@@ -46,24 +47,25 @@ class ExpiredScreen(ViewScreen):
 
     def on_mount(self) -> None:
         table = self.query_one(PagedTable)
-        table.add_columns("What it was", "Expired at", "Valid", "Recorded", "Key", "Kind", "Flags")
+        table.set_columns([("What it was", None), ("Expiry", 28), ("Valid", 34), ("Recorded", 16),
+                           ("Key", 16), ("Kind", 10), ("Flags", 24)])
         table.focus()
         super().on_mount()
 
     def reload(self) -> None:
         """The first page of what has expired."""
         table = self.query_one(PagedTable)
-        table.clear()
+        table.clear_rows()
         table.has_more = False
         self._rows.clear()
         self._cursor = None
-        if self.lm.view.user is None:
+        if self.view.user is None:
             return
         self.status("loading…")
         self.load(self._job(None), self._show)
 
     def _job(self, cursor: str | None) -> Any:
-        view, source = self.lm.view, self.lm.source
+        view, source = self.view, self.lm.source
         assert view.user is not None and source is not None
         user = view.user
         known, valid = view.known(source.clock), view.valid(source.clock)
@@ -79,20 +81,23 @@ class ExpiredScreen(ViewScreen):
     def _show(self, result: tuple[list[Revision], str | None]) -> None:
         revs, cursor = result
         table = self.query_one(PagedTable)
+        rows = []
         for rev in revs:
             if rev.memory_id in self._rows:
                 continue
             self._rows[rev.memory_id] = rev
-            table.add_row(
-                Text(memory_text(rev)), Text(local_time(rev.expires_at, rev.tz)), Text(interval(rev.valid)),
-                Text(local_time(rev.recorded_at, rev.tz)), Text(rev.key or ""), Text(rev.kind),
-                Text(flags_text(rev)), key=rev.memory_id,
-            )
+            rows.append((rev.memory_id, [cell(t) for t in (
+                memory_text(rev), expiry_text(rev.expires_at, rev.tz), interval(rev.valid),
+                local_time(rev.recorded_at, rev.tz), rev.key or "", rev.kind, flags_text(rev))]))
+        table.add_cells(rows)
         self._cursor = cursor
+        n = count(len(self._rows), "expired memory")
         if not self._rows:
-            self.status(f"nothing of {self.lm.view.user}'s has expired as of these clocks")
+            self.status(f"nothing of {self.view.user}'s has expired as of these clocks")
+        elif cursor:
+            self.status(f"{n} loaded (more below: scroll to load); hidden from default reads, never deleted")
         else:
-            self.status(f"{len(self._rows):,} expired memories (hidden from default reads, never deleted)")
+            self.status(f"{n} (hidden from default reads, never deleted)")
         table.has_more = cursor is not None
         table.check_more()
 
@@ -112,3 +117,30 @@ class ExpiredScreen(ViewScreen):
             key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
             if key is not None:
                 self.lm.open_history(key)
+
+    def action_back(self) -> None:
+        """Back to the memories."""
+        self.app.switch_mode("memories")
+
+    def copy_choices(self) -> list[tuple[str, str]]:
+        """The highlighted memory's id, or its text."""
+        table = self.query_one(PagedTable)
+        if not table.row_count:
+            return []
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        rev = self._rows.get(key) if key is not None else None
+        return [] if rev is None else [("memory id", rev.memory_id), ("text", memory_text(rev))]
+
+    def export_job(self) -> ExportJob | None:
+        """Every memory expired as of the clocks."""
+        view, source = self.view, self.lm.source
+        if view.user is None or source is None:
+            return None
+        user, known, valid = view.user, view.known(source.clock), view.valid(source.clock)
+
+        def job(store: Store) -> list[dict[str, Any]]:
+            revs = store.read(user, known_at=known, valid_at=valid, current_only=False, include_expired=True,
+                              include_retracted=view.show_retracted)
+            return [r.to_dict() for r in revs if r.expired]
+
+        return job

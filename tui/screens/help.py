@@ -12,6 +12,8 @@ from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ..widgets.paged_table import FitTable
+from .base import ViewScreen
 from .compare import CompareScreen
 from .expired import ExpiredScreen
 from .history import HistoryScreen
@@ -35,7 +37,8 @@ def _lines(title: str, bindings: list[BindingType]) -> list[str]:
 def help_text(app_bindings: Sequence[BindingType]) -> str:
     """All the bindings, the app's (``app_bindings``) then each screen's (markup, escaped descriptions)."""
     sections = [
-        ("Everywhere", app_bindings), ("Memories (1)", MemoriesScreen.BINDINGS),
+        ("Everywhere", app_bindings), ("Every data screen", ViewScreen.BINDINGS),
+        ("Tables", FitTable.BINDINGS), ("Memories (1)", MemoriesScreen.BINDINGS),
         ("Expired (2)", ExpiredScreen.BINDINGS), ("Compare (3)", CompareScreen.BINDINGS),
         ("History (Enter on a memory)", HistoryScreen.BINDINGS), ("Timeline (t)", TimelineScreen.BINDINGS),
     ]
@@ -46,7 +49,10 @@ def help_text(app_bindings: Sequence[BindingType]) -> str:
         "[b]Clocks[/b]  known_at: what the store knew then; valid_at: what was true then (unset: same as",
         "  known_at). Type 'now', an ISO time (2026-03-02 10:01, 2025-06-16T12:00:00Z) or a phrase",
         "  (last monday, yesterday, nov 16 2025), read on the user's wall clock.",
-        "[b]Mouse[/b]  click a row to highlight it, click again to open it; click a key in the footer.",
+        "[b]Palette[/b]  ctrl+p: every action by name (jump to a user, set the clocks, open a screen,",
+        "  copy, export this view), and Textual's own (theme, screenshot).",
+        "[b]Mouse[/b]  click a row to highlight it, click again to open it; click a header to sort;",
+        "  click a key in the footer.",
     ]
     return "\n".join(lines)
 

@@ -21,40 +21,48 @@ from textual.widgets import DataTable, Input, Static
 from localmem import Hit, Revision, Store
 from localmem.present import flags_text, interval, local_time, memory_text
 
-from ..widgets.paged_table import PagedTable
-from .base import ViewScreen
+from ..format import count
+from ..widgets.paged_table import PagedTable, cell
+from .base import ExportJob, ViewScreen
 
-__all__ = ["MemoriesScreen", "PAGE", "parse_filter"]
+__all__ = ["MemoriesScreen", "PAGE", "SEARCH_LIMIT", "COLUMNS", "parse_filter", "revision_row"]
 
-#: Rows per page: a few screens' worth, so the first paint is one small query.
-PAGE = 200
+#: Rows per page: a few screens' worth, so the first paint is one small query and adding a page
+#: to the table (its rows measured and the viewport rendered again) stays well under 100 ms.
+PAGE = 100
+#: How many hits a search shows (the best ones): a limit, not a total.
+SEARCH_LIMIT = 100
+#: The columns and their caps (None: the memory's text takes the width left).
+#: Flags come right after the text: on a narrow terminal they matter more than the rest.
+COLUMNS: list[tuple[str, int | None]] = [
+    ("Memory", None), ("Flags", 24), ("Valid", 34), ("Key", 16), ("Kind", 10), ("Observed", 16),
+    ("Recorded", 16)]
 
 
-def parse_filter(text: str) -> tuple[str | None, str | None]:
-    """Read the filter box: ``kind:goal``, ``key:home_city``, both, or a bare word (a key)."""
+def parse_filter(text: str) -> tuple[str | None, str | None, str]:
+    """Read the filter box: ``kind:goal`` and ``key:home_city`` narrow the read; other words filter the rows.
+
+    Returns (kind, key, words): the words filter the loaded rows as they are
+    typed (any column, any case); kind and key apply on Enter.
+    """
     kind = key = None
+    words = []
     for word in text.split():
         name, sep, value = word.replace("=", ":").partition(":")
-        if not sep:
-            key = word
-        elif name == "kind":
+        if sep and name == "kind":
             kind = value or None
-        else:
+        elif sep and name == "key":
             key = value or None
-    return kind, key
+        else:
+            words.append(word)
+    return kind, key, " ".join(words)
 
 
 def revision_row(rev: Revision) -> list[Text]:
-    """The cells of one memory: text, valid interval, key, kind, flags, observed, recorded."""
-    return [
-        Text(memory_text(rev)),
-        Text(interval(rev.valid)),
-        Text(rev.key or ""),
-        Text(rev.kind),
-        Text(flags_text(rev)),
-        Text(local_time(rev.observed_at, rev.tz)),
-        Text(local_time(rev.recorded_at, rev.tz)),
-    ]
+    """The cells of one memory: text, flags, valid interval, key, kind, observed, recorded."""
+    return [cell(t) for t in (
+        memory_text(rev), flags_text(rev), interval(rev.valid), rev.key or "", rev.kind,
+        local_time(rev.observed_at, rev.tz), local_time(rev.recorded_at, rev.tz))]
 
 
 class MemoriesScreen(ViewScreen):
@@ -89,7 +97,7 @@ class MemoriesScreen(ViewScreen):
         yield from self.compose_header()
         with Horizontal(id="searchbar"):
             yield Input(placeholder="/ search, e.g. what did Sam eat last week", id="search")
-            yield Input(placeholder="f filter: kind:goal key:home_city", id="filter")
+            yield Input(placeholder="f filter: words, kind:…, key:…", id="filter")
         table = PagedTable(id="rows", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="explain", classes="panel hidden")
@@ -97,7 +105,7 @@ class MemoriesScreen(ViewScreen):
 
     def on_mount(self) -> None:
         table = self.query_one(PagedTable)
-        table.add_columns("Memory", "Valid", "Key", "Kind", "Flags", "Observed", "Recorded")
+        table.set_columns(COLUMNS)
         table.focus()
         super().on_mount()
 
@@ -106,15 +114,16 @@ class MemoriesScreen(ViewScreen):
     def reload(self) -> None:
         """Start over: the first page of the listing, or the search's hits."""
         table = self.query_one(PagedTable)
-        table.clear()
+        table.clear_rows()
         table.has_more = False
         self._rows.clear()
         self._hits.clear()
         self._cursor = None
-        view, source = self.lm.view, self.lm.source
+        view, source = self.view, self.lm.source
         if view.user is None or source is None:
             return
         known, valid = view.known(source.clock), view.valid(source.clock)
+        filters = self._filter_tree()
         if self._query:
             query, user = self._query, view.user
             self.status(f"searching for {query!r}…")
@@ -122,8 +131,7 @@ class MemoriesScreen(ViewScreen):
             def search(store: Store) -> list[Hit]:
                 return store.search(
                     query, user_id=user, known_at=known, valid_at=valid, current_only=view.current_only,
-                    include_expired=view.show_expired, limit=100, log=False,
-                    filters=self._filter_tree(),
+                    include_expired=view.show_expired, limit=SEARCH_LIMIT, log=False, filters=filters,
                 )
 
             self.load(search, self._show_hits)
@@ -142,7 +150,7 @@ class MemoriesScreen(ViewScreen):
         return terms[0] if len(terms) == 1 else {"AND": terms}
 
     def _page_job(self, cursor: str | None) -> Any:
-        view, source = self.lm.view, self.lm.source
+        view, source = self.view, self.lm.source
         assert view.user is not None and source is not None
         user, kind, key = view.user, self._kind, self._key
         known, valid = view.known(source.clock), view.valid(source.clock)
@@ -162,19 +170,24 @@ class MemoriesScreen(ViewScreen):
         rows = [(rev.memory_id, revision_row(rev)) for rev in revs if rev.memory_id not in self._rows]
         for rev in revs:
             self._rows[rev.memory_id] = rev
-        for memory_id, cells in rows:
-            table.add_row(*cells, key=memory_id)
+        table.add_cells(rows)
         self._cursor = cursor
-        more = "  (more below: scroll to load)" if cursor else ""
+        n = count(len(self._rows), "memory")
         if not self._rows:
             self.status(self._empty_text())
+        elif cursor:
+            self.status(f"{n} loaded, newest recorded first; more below (scroll to load)")
         else:
-            self.status(f"{len(self._rows):,} memories, newest recorded first{more}")
+            self.status(f"{n}, newest recorded first")
         table.has_more = cursor is not None
         table.check_more()
 
     def _empty_text(self) -> str:
-        view = self.lm.view
+        view = self.view
+        if view.user is not None and view.user not in self.lm.users:
+            n = len(self.lm.users)
+            return (f"user {view.user!r} has no memories in this store: u picks one of "
+                    f"{count(n, 'user')} who do")
         hidden = [] if view.show_expired else ["x shows expired"]
         if not view.show_retracted:
             hidden.append("r retracted")
@@ -185,20 +198,26 @@ class MemoriesScreen(ViewScreen):
     @on(PagedTable.NeedMore)
     def _more(self) -> None:
         if self._cursor is not None and not self._query:
-            self.status(f"{len(self._rows):,} memories, loading more…")
+            self.status(f"{count(len(self._rows), 'memory')} loaded, loading more…")
             self.load(self._page_job(self._cursor), self._show_page, new=False)
 
     def _show_hits(self, hits: list[Hit]) -> None:
         table = self.query_one(PagedTable)
+        rows = []
         for hit in hits:
             rev = hit.revision
             if rev.memory_id in self._rows:
                 continue
             self._rows[rev.memory_id] = rev
             self._hits[rev.memory_id] = hit
-            table.add_row(*revision_row(rev), key=rev.memory_id)
-        if hits:
-            self.status(f"{len(hits)} hits for {self._query!r}, best first  (s: score breakdown, esc: clear)")
+            rows.append((rev.memory_id, revision_row(rev)))
+        table.add_cells(rows)
+        if len(hits) >= SEARCH_LIMIT:
+            self.status(f"the best {len(hits):,} hits for {self._query!r} (a search shows at most "
+                        f"{SEARCH_LIMIT}; refine it for others)  s: scores, esc: clear")
+        elif hits:
+            self.status(f"{count(len(hits), 'hit')} for {self._query!r}, best first  "
+                        "(s: score breakdown, esc: clear)")
         else:
             self.status(f"no hits for {self._query!r}")
         self._explain()
@@ -253,16 +272,32 @@ class MemoriesScreen(ViewScreen):
         self.query_one(PagedTable).focus()
         self.reload()
 
+    @on(Input.Changed, "#filter")
+    def _filter_typed(self, event: Input.Changed) -> None:
+        _, _, words = parse_filter(event.value)
+        table = self.query_one(PagedTable)
+        if words == table.text_filter:
+            return
+        shown = table.apply_filter(words)
+        if words:
+            self.status(f"{count(shown, 'row')} of {table.loaded:,} loaded match {words!r} (esc clears)")
+        self._explain()
+
     @on(Input.Submitted, "#filter")
     def _filter(self, event: Input.Submitted) -> None:
-        self._kind, self._key = parse_filter(event.value)
+        kind, key, _ = parse_filter(event.value)
         self.query_one(PagedTable).focus()
-        self.reload()
+        if (kind, key) != (self._kind, self._key):
+            self._kind, self._key = kind, key
+            self.reload()
 
     def action_clear(self) -> None:
         """Back to browsing: no search, no filter."""
         for box in self.query(Input).results(Input):
             box.value = ""
+        table = self.query_one(PagedTable)
+        if table.text_filter:
+            table.apply_filter("")
         changed = bool(self._query or self._kind or self._key)
         self._query, self._kind, self._key = "", None, None
         self.query_one(PagedTable).focus()
@@ -295,3 +330,40 @@ class MemoriesScreen(ViewScreen):
         rev = self.current()
         if rev is not None:
             self.lm.open_compare(rev.memory_id)
+
+    # -- copy and export -------------------------------------------------------
+
+    def copy_choices(self) -> list[tuple[str, str]]:
+        """The highlighted memory's id, its text, or its row (tab-separated)."""
+        rev = self.current()
+        if rev is None:
+            return []
+        row = "\t".join(c.plain for c in revision_row(rev))
+        return [("memory id", rev.memory_id), ("text", memory_text(rev)), ("row", row)]
+
+    def export_job(self) -> ExportJob | None:
+        """The whole listing (or the search's hits) at the clocks, the filter's words applied."""
+        view, source = self.view, self.lm.source
+        if view.user is None or source is None:
+            return None
+        user, query, kind, key = view.user, self._query, self._kind, self._key
+        known, valid = view.known(source.clock), view.valid(source.clock)
+        filters = self._filter_tree()
+        words = self.query_one(PagedTable).text_filter.lower().split()
+
+        def keep(rev: Revision) -> bool:
+            line = " ".join(c.plain for c in revision_row(rev)).lower()
+            return all(w in line for w in words)
+
+        def job(store: Store) -> list[dict[str, Any]]:
+            if query:
+                hits = store.search(query, user_id=user, known_at=known, valid_at=valid,
+                                    current_only=view.current_only, include_expired=view.show_expired,
+                                    limit=SEARCH_LIMIT, log=False, filters=filters)
+                return [{**h.revision.to_dict(), "score": h.score} for h in hits if keep(h.revision)]
+            revs = store.read(user, known_at=known, valid_at=valid, current_only=view.current_only,
+                              include_expired=view.show_expired, include_retracted=view.show_retracted,
+                              kind=kind, key=key)
+            return [r.to_dict() for r in revs if keep(r)]
+
+        return job

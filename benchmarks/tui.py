@@ -147,7 +147,7 @@ class StallMeter:
                     if meter._record(meter.cpu, (time.thread_time() - c) * 1000):
                         meter.what[meter.step] = repr(handle)[:120]
 
-        asyncio.events.Handle._run = timed  # type: ignore[method-assign]
+        asyncio.events.Handle._run = timed  # type: ignore[method-assign,assignment]
         self._task = asyncio.get_running_loop().create_task(self._tick())
 
     def stop(self) -> None:

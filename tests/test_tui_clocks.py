@@ -172,7 +172,7 @@ async def test_expire_takes_a_phrase_and_refuses_nonsense_before_confirming() ->
         assert "is not an expiry" in str(app.screen.query_one(".dialog-error", Static).render())
         await answer(pilot, "next friday", "trial")
         assert isinstance(app.screen, ConfirmDialog)
-        assert app.screen.query_one(".dialog-title", Static).render().plain == "Append an expiry?"
+        assert str(app.screen.query_one(".dialog-title", Static).render()) == "Append an expiry?"
         preview = str(app.screen.query_one("#preview", Static).render())
         assert "visible through 2026-04-" in preview
         day = preview.split("visible through ")[1][:10]
@@ -203,7 +203,7 @@ async def test_write_keys_in_read_only_history_say_how_to_enable_them() -> None:
     before = store.info().revisions
     app = make_app(store, "2026-03-02T12:00:00Z", demo.FEE_USER)
     said: list[str] = []
-    app.notify = lambda message, **kw: said.append(str(message))  # type: ignore[method-assign,assignment]
+    app.notify = lambda message, **kw: said.append(str(message))  # type: ignore[method-assign]
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot)
         await goto_row(pilot, "fee for fill 42")

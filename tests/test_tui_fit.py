@@ -39,7 +39,7 @@ async def test_every_screen_keeps_both_clocks_on_the_header_s_first_line(size: t
         await settle(pilot)
         await pilot.press("k")
         await answer(pilot, "2025-09-30 10:00")
-        seen = []
+        seen: list[object] = []
         for keys in ("1", "2", "3", "1", "enter", "t"):
             await pilot.press(keys)
             await settle(pilot)
@@ -200,7 +200,7 @@ async def test_whole_user_compare_reads_on_a_worker_and_adds_rows_in_steps(
     from tui.screens import compare
 
     threads: list[str] = []
-    real = compare.compare_user
+    real = compare.compare_user  # type: ignore[attr-defined]  # the name the screen calls, spied on below
 
     def spy(*args: object, **kwargs: object) -> object:
         threads.append(threading.current_thread().name)

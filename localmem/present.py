@@ -128,3 +128,5 @@ def parse_json(text: str, name: str, hint: str = VALUE_HINT) -> Any:
         raise InvalidInputError(
             f"{name} {text!r:.80} is not JSON: {hint} ({exc.msg} at column {exc.colno})"
         ) from exc
+    except RecursionError:
+        raise InvalidInputError(f"{name} {text!r:.80} nests too deeply to read: {hint}") from None

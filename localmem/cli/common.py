@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.db import default_path
+from ..core.inputs import check_path, writable_path
 from ..core.revision import Revision
 from ..errors import DatabaseNotFoundError, InvalidInputError, LocalmemError
 from ..present import VALUE_HINT, interval, local_iso, marks, memory_text, parse_json
@@ -68,11 +69,15 @@ def check_db_path(path: str | None, command: str, *, create: bool) -> None:
     """
     if path == ":memory:":
         return
-    target = default_path() if path is None else Path(path)
+    target = default_path() if path is None else check_path(path, "database")
     where = "the default database" if path is None else "--db/$LOCALMEM_DB"
-    if target.is_dir():
+    try:
+        is_dir, exists = target.is_dir(), target.exists()
+    except OSError as exc:  # a name too long, a loop of links
+        raise InvalidInputError(f"database {str(target)!r}: {exc.strerror or exc}") from exc
+    if is_dir:
         raise InvalidInputError(f"database {str(target)!r} is a directory: expected a file path")
-    if target.exists():
+    if exists:
         return
     if not create:
         raise DatabaseNotFoundError(
@@ -92,12 +97,7 @@ def writable_file(path: str, name: str) -> Path:
     Raises:
         InvalidInputError: the folder is missing, or the path is a directory.
     """
-    target = Path(path)
-    if target.is_dir():
-        raise InvalidInputError(f"{name} {path!r} is a directory: expected a file path")
-    if not target.parent.is_dir():
-        raise InvalidInputError(f"{name} {path!r}: folder {str(target.parent)!r} does not exist")
-    return target
+    return writable_path(path, name)
 
 
 def report_error(exc: LocalmemError, as_json: bool) -> None:
@@ -175,6 +175,8 @@ def attrs_arg(pairs: Sequence[str] | None) -> dict[str, Any] | None:
             out[name] = json.loads(raw)
         except json.JSONDecodeError:
             out[name] = raw
+        except RecursionError:
+            raise InvalidInputError(f"--attr {name}: {raw!r:.80} nests too deeply to read") from None
     return out
 
 

@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..core.inputs import check_path
 from ..errors import InvalidInputError, StorageError
 from ..store import Store
 from ..sync.files import ExportSummary, ImportSummary, is_sync_file
@@ -56,12 +57,14 @@ def read_conversation(args: argparse.Namespace) -> None:
         if args.file == "-":
             args.messages = json.load(sys.stdin)
         else:
-            with open(args.file, encoding="utf-8") as f:
+            with open(check_path(args.file, "import file"), encoding="utf-8") as f:
                 args.messages = json.load(f)
     except OSError as exc:
         raise InvalidInputError(f"cannot read {args.file!r}: {exc.strerror}") from exc
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InvalidInputError(f"{args.file!r} is not JSON: {exc}") from exc
+    except RecursionError:
+        raise InvalidInputError(f"{args.file!r} nests its JSON too deeply to read") from None
 
 
 def cmd_import(store: Store, args: argparse.Namespace) -> None:

@@ -19,13 +19,17 @@ What SQLite cannot hold faithfully is refused here, before any SQL runs:
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from ..errors import InvalidInputError, NotFoundError, shown
 from ..time.clock import TimeInput, parse_time, to_micros
 
 __all__ = [
+    "check_path",
+    "writable_path",
     "MAX_JSON_DEPTH",
     "check_text",
     "check_encodable",
@@ -157,3 +161,46 @@ def encode_attributes(value: object) -> str | None:
             f"attributes={shown(value)} is not acceptable: expected a dict with string keys"
         )
     return encode_json(dict(value), "attributes")
+
+
+def check_path(path: object, name: str) -> Path:
+    """``path`` as a Path if the operating system can be given it: text or os.PathLike, no NUL,
+    encodable to the file system's encoding.
+
+    Raises:
+        InvalidInputError: anything else, naming ``name`` and the value.
+    """
+    try:
+        text = os.fspath(path)  # type: ignore[call-overload]  # checked here: anything may come in
+    except TypeError:
+        raise InvalidInputError(f"{name} {shown(path)} is not a path: expected text or a path") from None
+    if isinstance(text, bytes):
+        text = os.fsdecode(text)
+    if not text or "\x00" in text:
+        raise InvalidInputError(f"{name} {shown(text)} is not a path: it is empty or holds a NUL")
+    try:
+        os.fsencode(text)
+    except UnicodeError:
+        raise InvalidInputError(
+            f"{name} {shown(text)} is not a path: it holds characters no file name can") from None
+    return Path(text)
+
+
+def writable_path(path: object, name: str) -> Path:
+    """``path`` (see :func:`check_path`) if a file can be written there: its folder exists and it
+    is not a directory.
+
+    Raises:
+        InvalidInputError: a bad path, a missing folder, a directory, or one the system refuses
+            to look at (a name too long, a loop of links), naming it.
+    """
+    target = check_path(path, name)
+    try:
+        is_dir, folder = target.is_dir(), target.parent.is_dir()
+    except OSError as exc:
+        raise InvalidInputError(f"{name} {str(target)!r}: {exc.strerror or exc}") from exc
+    if is_dir:
+        raise InvalidInputError(f"{name} {str(target)!r} is a directory: expected a file path")
+    if not folder:
+        raise InvalidInputError(f"{name} {str(target)!r}: folder {str(target.parent)!r} does not exist")
+    return target

@@ -16,11 +16,11 @@ import gzip
 import hashlib
 import json
 import os
-from pathlib import Path
 from typing import Any, TextIO
 
 from ..core import sql as core_sql
 from ..core.db import SCHEMA_VERSION
+from ..core.inputs import writable_path
 from ..core.ledger import Ledger
 from ..errors import InvalidInputError
 from ..time.clock import from_micros, to_micros
@@ -48,12 +48,7 @@ def export(ledger: Ledger, path: str | os.PathLike[str], *, since: int | None = 
     if user_id is not None and (not isinstance(user_id, str) or not user_id.strip()):
         raise InvalidInputError(f"user_id={user_id!r} is not a user id: expected a non-empty string")
     start = since or 0
-    target = Path(path)
-    if target.is_dir():
-        raise InvalidInputError(f"export path {os.fspath(path)!r} is a directory: expected a file path")
-    if not target.parent.is_dir():
-        raise InvalidInputError(
-            f"export path {os.fspath(path)!r}: folder {str(target.parent)!r} does not exist")
+    target = writable_path(path, "export path")
     conn = ledger.connection
     tmp = target.with_name(target.name + ".partial")
     # One read transaction: the counts, the rows and the watermark are one snapshot.

@@ -34,8 +34,9 @@ from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
 from ..core.db import SCHEMA_VERSION
+from ..core.inputs import check_path
 from ..core.sql import CONTENT_COLUMNS, MEMORY_COLUMNS, STORED_REVISION_COLUMNS, TOMBSTONE_COLUMNS
-from ..errors import SyncFileError, SyncVersionError
+from ..errors import InvalidInputError, SyncFileError, SyncVersionError
 
 __all__ = [
     "FORMAT",
@@ -205,7 +206,11 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
     """
     name = str(path)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        checked = check_path(path, "sync file")
+    except InvalidInputError as exc:
+        raise SyncFileError(str(exc)) from None
+    try:
+        fd = os.open(checked, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
         raise SyncFileError(f"cannot read sync file {name!r}: {exc.strerror or exc}") from exc
     try:
@@ -233,7 +238,7 @@ def is_sync_file(path: str | os.PathLike[str]) -> bool:
     """
     try:
         st = os.stat(path)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL in the name (refused when it is opened)
         return False
     if not stat.S_ISREG(st.st_mode):
         return True

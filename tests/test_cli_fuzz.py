@@ -85,11 +85,15 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @example(argv=["export", "A" * 300])
 @example(argv=["import", "\x00", "--user", "sam"])
 @example(argv=["search", "hi", "--user", "sam", "--filter", "[" * 10000 + "]" * 10000])
+@example(argv=["compare", "--expr", "0/0", "--user", "sam", "--known-at", "2025-06-01"])
+@example(argv=["compare", "--user", "caf\udcff", "--known-at", "2025-06-01", "--query", "x"])
+@example(argv=["export", "out.gz", "--since", "9" * 400])
 def test_any_command_line_ends_in_an_exit_code_and_never_a_traceback(db: Path, argv: list[str]) -> None:
     """Whatever the arguments, main() returns 0, 1 (a LocalmemError, one line on stderr) or exits 2
     (a usage error); no other exception escapes."""
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    # In the database's own folder: a command that writes a file writes it there.
+    with contextlib.chdir(db.parent), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             code = main(["--db", str(db), "--now", "2025-07-01T00:00:00Z", *argv])
         except SystemExit as exc:  # argparse: a usage error

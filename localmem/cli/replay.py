@@ -158,7 +158,9 @@ def evaluate(expr: str, values: dict[str, Any]) -> Any:
     try:
         tree = ast.parse(expr, mode="eval")
     except SyntaxError as exc:
-        raise InvalidInputError(f"--expr {expr!r} is not arithmetic over keys: {exc.msg}") from exc
+        raise InvalidInputError(f"--expr {expr!r:.80} is not arithmetic over keys: {exc.msg}") from exc
+    except (RecursionError, MemoryError, ValueError):  # nested past the parser's depth; a NUL
+        raise InvalidInputError(f"--expr {expr!r:.80} is not arithmetic over keys") from None
 
     def walk(node: ast.AST) -> Any:
         if isinstance(node, ast.Expression):
@@ -174,12 +176,20 @@ def evaluate(expr: str, values: dict[str, Any]) -> Any:
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             return -walk(node.operand)
         if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-            return _OPS[type(node.op)](walk(node.left), walk(node.right))
+            left, right = walk(node.left), walk(node.right)
+            try:
+                return _OPS[type(node.op)](left, right)
+            except ZeroDivisionError:
+                raise InvalidInputError(
+                    f"--expr {expr!r:.80}: {ast.unparse(node)!r:.80} divides by zero") from None
         raise InvalidInputError(
             f"--expr {expr!r}: {ast.unparse(node)!r} is not allowed "
             "(use numbers, keys, + - * / and parentheses)")
 
-    return walk(tree)
+    try:
+        return walk(tree)
+    except RecursionError:
+        raise InvalidInputError(f"--expr {expr!r:.80} nests too deeply") from None
 
 
 def _expr_question(expr: str) -> Callable[[View], Any]:

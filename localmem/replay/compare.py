@@ -29,6 +29,7 @@ from typing import Any
 
 from ..core import reads
 from ..core.ids import is_id
+from ..core.inputs import check_text
 from ..core.ledger import Ledger
 from ..core.revision import Revision
 from ..errors import InvalidInputError
@@ -164,6 +165,10 @@ def compare(
     name: str | None = None,
 ) -> Comparison:
     """See :meth:`localmem.store.Store.compare`."""
+    if user_id is not None:
+        check_text(user_id, "user_id")
+    if name is not None:
+        check_text(name, "name")
     if isinstance(known_at, str | bytes) or not isinstance(known_at, Sequence) or not known_at:
         raise InvalidInputError(
             f"known_at={known_at!r:.80} is not a list of times: give one or more cutoffs")

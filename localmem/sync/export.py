@@ -22,7 +22,7 @@ from ..core import sql as core_sql
 from ..core.db import SCHEMA_VERSION
 from ..core.inputs import writable_path
 from ..core.ledger import Ledger
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, shown
 from ..time.clock import from_micros, to_micros
 from . import sql
 from .files import (
@@ -43,8 +43,9 @@ __all__ = ["export", "digest", "write_plain", "PLAIN_COLUMNS"]
 def export(ledger: Ledger, path: str | os.PathLike[str], *, since: int | None = None,
            user_id: str | None = None) -> ExportSummary:
     """Write the store's rows after local revision ``since`` to a sync file (see :meth:`Store.export`)."""
-    if since is not None and (not isinstance(since, int) or isinstance(since, bool) or since < 0):
-        raise InvalidInputError(f"since={since!r} is not a watermark: expected a revision number >= 0")
+    if since is not None and (not isinstance(since, int) or isinstance(since, bool)
+                              or not 0 <= since < 2**63):
+        raise InvalidInputError(f"since={shown(since)} is not a watermark: expected a revision number >= 0")
     if user_id is not None and (not isinstance(user_id, str) or not user_id.strip()):
         raise InvalidInputError(f"user_id={user_id!r} is not a user id: expected a non-empty string")
     start = since or 0

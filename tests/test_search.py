@@ -465,9 +465,12 @@ def test_an_embedder_that_fails_during_a_search_raises_and_logs_nothing(meaning:
 # -- no loss to BM25: as-of statistics that equal FTS5's give FTS5's order ----------------------
 
 
-def test_with_the_stores_own_statistics_the_order_is_fts5s_bm25(clock: FrozenClock) -> None:
-    """When every memory holds a query word (so the statistics are the whole index's), search
-    ranks as FTS5's own bm25() does, term frequency and length included."""
+def test_with_the_stores_own_statistics_and_fts5s_b_the_order_is_fts5s_bm25(
+    clock: FrozenClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When every memory holds a query word (so the statistics are the whole index's) and the
+    length normalisation is FTS5's (b 0.75), search ranks as FTS5's own bm25() does."""
+    monkeypatch.setattr(localmem.search.ranking, "B", 0.75)
     store = localmem.open(":memory:", clock=clock)
     said = [
         "knee knee knee after the long run",
@@ -488,6 +491,26 @@ def test_with_the_stores_own_statistics_the_order_is_fts5s_bm25(clock: FrozenClo
         (f'owner : "{owner}" AND text : ("knee" OR "run")',),
     ).fetchall()
     assert ours == [r[0] for r in rows]
+
+
+def test_a_story_that_returns_to_the_word_outranks_a_short_echo(clock: FrozenClock) -> None:
+    """A long message that uses the query's word twice in telling what happened ranks above
+    short ones that name it once, though FTS5's own bm25() (b 0.75) puts them first."""
+    store = localmem.open(":memory:", clock=clock)
+    story = (
+        "Yeah, I play clarinet! Started when I was young, and these are the friends I play"
+        " with in a little band at the community hall near the park"
+    )
+    for text in ("Cool! What do you play?", story, "Play it again!", "Thanks, that was lovely."):
+        store.add(text, user_id="sam")
+    assert texts(store.search("what does she play?", user_id="sam", log=False))[0] == story
+    owner = "u" + b"sam".hex()
+    fts5 = store.connection.execute(
+        "SELECT c.text FROM content_fts JOIN content AS c ON c.rev_seq = content_fts.rowid"
+        " WHERE content_fts MATCH ? ORDER BY bm25(content_fts, 1.0, 0.0) LIMIT 1",
+        (f'owner : "{owner}" AND text : "play"',),
+    ).fetchone()
+    assert fts5 is not None and fts5[0] != story
 
 
 def test_function_words_do_not_count(coach: localmem.Store) -> None:

@@ -305,6 +305,22 @@ def test_b7_a_retrieved_allergy_stays_a_healed_knee_drifts_and_returns_when_name
     assert texts(store.search("my knee", user_id="sam"))[0] == knee.text  # named: back on top
 
 
+def test_being_new_does_not_outrank_holding_every_word(clock: FrozenClock) -> None:
+    """An unused note said an hour ago that holds one of the query's words ranks below one said a
+    year ago that holds them all: creation counts a twentieth of a retrieval, not a recency prior."""
+    store = localmem.open(":memory:", clock=clock)
+    clock.set("2024-12-01T09:00:00Z")
+    for text in ("easy run with the club", "swim drills", "rest day", "yoga class", "bike commute"):
+        store.add(text, user_id="sam")
+    old = store.add("knee sore after the run", user_id="sam")
+    clock.set("2025-12-01T08:00:00Z")
+    new = store.add("knee sore, knee swollen", user_id="sam")
+    clock.set("2025-12-01T09:00:00Z")
+    hits = store.search("knee run", user_id="sam", log=False)
+    assert [h.revision.memory_id for h in hits[:2]] == [old.memory_id, new.memory_id]
+    assert hits[1].usage > hits[0].usage > 0  # the newer one still leans up, never the older out
+
+
 def test_a_replay_ranks_as_the_search_did_whatever_was_retrieved_after(clock: FrozenClock) -> None:
     store = localmem.open(":memory:", clock=clock)
     clock.set("2025-01-01T09:00:00Z")

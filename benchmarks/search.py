@@ -2,11 +2,13 @@
 or on real chat side by side with bare FTS5 BM25.
 
     python benchmarks/search.py [--revisions 10000 100000] [--queries 200] [--seed 0]
-    python benchmarks/search.py --locomo /tmp/locomo_dev
+    python benchmarks/search.py --locomo /tmp/locomo_dev [--recorded-when-said]
 
 With ``--locomo DIR`` (a folder built by LoCoMo's build script: conversations.jsonl and
 retrieval.jsonl) it indexes each conversation's turns twice, in a store (each turn added
-with observed_at = its session's time, zone UTC) and in a bare SQLite FTS5 table (porter
+with observed_at = its session's time, zone UTC, recorded at the last session's time as
+the shared scorer's adapter does, or with ``--recorded-when-said`` at its own, as a store
+kept live records it, so each memory's creation has its own age) and in a bare SQLite FTS5 table (porter
 unicode61, one row per turn), the same text in both (the turn, and its shared image's
 caption when it has one, as "[image: ...]"). Each question is searched as of the last
 session in both: localmem with ``Store.search``, bare FTS5 as the OR of the question's
@@ -383,7 +385,7 @@ def _turn_text(t: dict[str, Any]) -> str:
     return str(t["text"]) + (f" [image: {caption}]" if caption else "")
 
 
-def locomo(folder: Path) -> dict[str, Any]:
+def locomo(folder: Path, when_said: bool = False) -> dict[str, Any]:
     """Recall@5/10 and latency of localmem and bare FTS5 BM25 on LoCoMo's questions in ``folder``."""
     conversations = {}
     for line in (folder / "conversations.jsonl").read_text().splitlines():
@@ -399,9 +401,13 @@ def locomo(folder: Path) -> dict[str, Any]:
         turns_total += len(turns)
         asked = datetime.fromisoformat(conv["asked_at"]).replace(tzinfo=UTC)
         end = max(datetime.fromisoformat(t["sent_at"]) for t in turns).replace(tzinfo=UTC)
-        store = localmem.open(":memory:", clock=FrozenClock(end))
+        said = [datetime.fromisoformat(t["sent_at"]).replace(tzinfo=UTC) for t in turns]
+        clock = FrozenClock(min(said) if when_said else end)
+        store = localmem.open(":memory:", clock=clock)
         with store.batch():
             for t in turns:
+                if when_said:
+                    clock.set(max(clock(), datetime.fromisoformat(t["sent_at"]).replace(tzinfo=UTC)))
                 store.add(
                     _turn_text(t),
                     user_id="u",
@@ -434,11 +440,11 @@ def locomo(folder: Path) -> dict[str, Any]:
     return {"questions": len(questions), "turns": turns_total, "recall": recall, "ms": ms, "cpu": cpu}
 
 
-def print_locomo(folder: Path) -> None:
-    res = locomo(folder)
+def print_locomo(folder: Path, when_said: bool = False) -> None:
+    res = locomo(folder, when_said)
     recall, ms, cpu = res["recall"], res["ms"], res["cpu"]
     print(f"localmem search on LoCoMo ({folder}): {res['questions']} questions, {res['turns']} turns;"
-          f" commit {git_commit()}")
+          f" commit {git_commit()}; turns recorded {'when said' if when_said else 'at the last session'}")
     print(f"  {'':16} {'n':>5} {'localmem r@5':>13} {'r@10':>6} {'bare FTS5 r@5':>14} {'r@10':>6}"
           f" {'r@10 diff':>10}")
     groups = sorted({key.rsplit("@", 1)[0] for key in recall["localmem"]}, key=lambda g: (g[0].isalpha(), g))
@@ -454,7 +460,7 @@ def print_locomo(folder: Path) -> None:
               f" (CPU p50 {pct(used, 0.5):.2f} ms, p95 {pct(used, 0.95):.2f} ms)")
     print(json.dumps({
         "benchmark": "localmem.search.locomo", "commit": git_commit(), "data": str(folder),
-        "questions": res["questions"], "turns": res["turns"],
+        "questions": res["questions"], "turns": res["turns"], "recorded_when_said": when_said,
         "recall": {n: {k: round(statistics.fmean(v), 4) for k, v in r.items()} for n, r in recall.items()},
         "ms": {name: {"p50": round(pct(v, 0.5), 3), "p95": round(pct(v, 0.95), 3)} for name, v in ms.items()},
         "cpu_ms": {n: {"p50": round(pct(v, 0.5), 3), "p95": round(pct(v, 0.95), 3)} for n, v in cpu.items()},
@@ -466,6 +472,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--locomo", type=Path, metavar="DIR", help="score LoCoMo questions in DIR against bare FTS5 instead"
     )
+    parser.add_argument(
+        "--recorded-when-said", action="store_true", help="with --locomo: record each turn at its own time"
+    )
     parser.add_argument("--revisions", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
@@ -474,7 +483,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.locomo is not None:
-        print_locomo(args.locomo)
+        print_locomo(args.locomo, args.recorded_when_said)
         return 0
     print(f"localmem search benchmark, commit {git_commit()}; one user's year; {args.queries} queries a size")
     out = []

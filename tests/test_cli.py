@@ -433,7 +433,7 @@ def test_search_explains_each_hit(cli: CLI) -> None:
                          "--as-of", "2025-08-04T12:00:00Z", "--explain")
     assert (code, err) == (0, "")
     lines = out.splitlines()
-    assert lines[0].startswith("1.") and "time 1.00" in lines[0]
+    assert " = text " in lines[0] and "time 1.00" in lines[0]
     assert "Struggled with the long run in the heat" in lines[1]
     hits = cli.json("search", "struggled", "--user", "sam", "--as-of", "2025-08-04T12:00:00Z")
     assert [h["time_score"] for h in hits] == [None, None] and len({h["text_score"] for h in hits}) == 2

@@ -305,6 +305,22 @@ def test_b7_a_retrieved_allergy_stays_a_healed_knee_drifts_and_returns_when_name
     assert texts(store.search("my knee", user_id="sam"))[0] == knee.text  # named: back on top
 
 
+def test_being_new_does_not_outrank_holding_every_word(clock: FrozenClock) -> None:
+    """An unused note said an hour ago that holds one of the query's words ranks below one said a
+    year ago that holds them all: creation counts a twentieth of a retrieval, not a recency prior."""
+    store = localmem.open(":memory:", clock=clock)
+    clock.set("2024-12-01T09:00:00Z")
+    for text in ("easy run with the club", "swim drills", "rest day", "yoga class", "bike commute"):
+        store.add(text, user_id="sam")
+    old = store.add("knee sore after the run", user_id="sam")
+    clock.set("2025-12-01T08:00:00Z")
+    new = store.add("knee sore, knee swollen", user_id="sam")
+    clock.set("2025-12-01T09:00:00Z")
+    hits = store.search("knee run", user_id="sam", log=False)
+    assert [h.revision.memory_id for h in hits[:2]] == [old.memory_id, new.memory_id]
+    assert hits[1].usage > hits[0].usage > 0  # the newer one still leans up, never the older out
+
+
 def test_a_replay_ranks_as_the_search_did_whatever_was_retrieved_after(clock: FrozenClock) -> None:
     store = localmem.open(":memory:", clock=clock)
     clock.set("2025-01-01T09:00:00Z")
@@ -465,9 +481,12 @@ def test_an_embedder_that_fails_during_a_search_raises_and_logs_nothing(meaning:
 # -- no loss to BM25: as-of statistics that equal FTS5's give FTS5's order ----------------------
 
 
-def test_with_the_stores_own_statistics_the_order_is_fts5s_bm25(clock: FrozenClock) -> None:
-    """When every memory holds a query word (so the statistics are the whole index's), search
-    ranks as FTS5's own bm25() does, term frequency and length included."""
+def test_with_the_stores_own_statistics_and_fts5s_b_the_order_is_fts5s_bm25(
+    clock: FrozenClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When every memory holds a query word (so the statistics are the whole index's) and the
+    length normalisation is FTS5's (b 0.75), search ranks as FTS5's own bm25() does."""
+    monkeypatch.setattr(localmem.search.ranking, "B", 0.75)
     store = localmem.open(":memory:", clock=clock)
     said = [
         "knee knee knee after the long run",
@@ -488,6 +507,26 @@ def test_with_the_stores_own_statistics_the_order_is_fts5s_bm25(clock: FrozenClo
         (f'owner : "{owner}" AND text : ("knee" OR "run")',),
     ).fetchall()
     assert ours == [r[0] for r in rows]
+
+
+def test_a_story_that_returns_to_the_word_outranks_a_short_echo(clock: FrozenClock) -> None:
+    """A long message that uses the query's word twice in telling what happened ranks above
+    short ones that name it once, though FTS5's own bm25() (b 0.75) puts them first."""
+    store = localmem.open(":memory:", clock=clock)
+    story = (
+        "Yeah, I play clarinet! Started when I was young, and these are the friends I play"
+        " with in a little band at the community hall near the park"
+    )
+    for text in ("Cool! What do you play?", story, "Play it again!", "Thanks, that was lovely."):
+        store.add(text, user_id="sam")
+    assert texts(store.search("what does she play?", user_id="sam", log=False))[0] == story
+    owner = "u" + b"sam".hex()
+    fts5 = store.connection.execute(
+        "SELECT c.text FROM content_fts JOIN content AS c ON c.rev_seq = content_fts.rowid"
+        " WHERE content_fts MATCH ? ORDER BY bm25(content_fts, 1.0, 0.0) LIMIT 1",
+        (f'owner : "{owner}" AND text : "play"',),
+    ).fetchone()
+    assert fts5 is not None and fts5[0] != story
 
 
 def test_function_words_do_not_count(coach: localmem.Store) -> None:

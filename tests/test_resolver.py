@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 
 import localmem
 from localmem.time.resolver import TimeMention, find_times, rewrite
+from localmem.time.resolver.combine import candidate_rules
+from localmem.time.resolver.context import all_rules, has_trigger, trigger_pattern, trigger_words
 
 WED = "2025-06-18T15:00:00+02:00"  # Wednesday, mid-afternoon in Berlin
 BERLIN = "Europe/Berlin"
@@ -951,6 +953,50 @@ def test_find_times_is_well_formed(words: list[str], tz: str, sent: datetime) ->
             assert m.start < m.end, (text, m)
         for at in (m.start, m.end):
             assert at is None or getattr(at.tzinfo, "key", None) == tz
+
+
+# -- the pre-filter and the trigger index: they may only skip what no rule could read -----------------------
+
+def test_every_rules_trigger_words_are_in_the_pre_filter() -> None:
+    """The pre-filter is built from the registry: every rule's words (and digits) pass it, in a sentence."""
+    pattern = trigger_pattern()
+    for rule in all_rules():
+        for word in rule.when:
+            assert pattern.fullmatch(word), (rule.handler.__name__, word)
+            assert has_trigger(f"so {word}, ok"), (rule.handler.__name__, word)
+        if rule.digits:
+            assert has_trigger("room 7 is free"), rule.handler.__name__
+    assert trigger_words() == {w for rule in all_rules() for w in rule.when}
+
+
+@pytest.mark.parametrize("text", [
+    "Thanks, that helps a lot!",
+    "I love my yoga class",
+    "Can you pass the salt?",
+    "we are so proud of her",
+])
+def test_a_message_with_no_time_word_stops_at_the_pre_filter(text: str) -> None:
+    assert not has_trigger(text.lower())
+    assert found(text) == []
+
+
+TRIGGER_VOCAB = sorted(trigger_words() | {
+    "the", "on", "in", "of", "a", "I", "ran", "will", "from", "to", "since", "until", "by", "at", "and",
+    "2019", "12", "3pm", "5/6", "10:30", "07.04.2021", "1990s", "'80s", "Q3", "H1", "20161016", "-", ",", "'",
+})
+
+
+@given(words=st.lists(st.sampled_from(TRIGGER_VOCAB), max_size=10),
+       glue=st.sampled_from([" ", "  ", "-", "/", ". ", "\n"]))
+def test_the_trigger_index_never_hides_a_phrase(words: list[str], glue: str) -> None:
+    """Every rule whose pattern matches somewhere in a message is among the rules the index wakes for it,
+    and a message failing the pre-filter matches no rule at all."""
+    low = glue.join(words).lower()
+    woken = {id(r) for r in candidate_rules(low)}
+    matching = [r for r in all_rules() if r.pattern.search(low)]
+    assert all(id(r) in woken for r in matching), [r.handler.__name__ for r in matching if id(r) not in woken]
+    if not has_trigger(low):
+        assert matching == []
 
 
 # -- round two: forms a journaling app meets every day -----------------------------------------------------

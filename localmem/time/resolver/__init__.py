@@ -126,7 +126,7 @@ from ...errors import InvalidInputError, NaiveDatetimeError
 from ..clock import UTC_ZONE, zone
 from . import dates, holidays, relative, spans  # noqa: F401  (registers their rules)
 from .combine import candidate_rules, combine_hits, scan
-from .context import Context
+from .context import Context, has_trigger
 from .mention import TimeMention
 
 __all__ = ["TimeMention", "find_times", "rewrite", "DATE_ORDERS"]
@@ -179,6 +179,8 @@ def find_times(
         raise InvalidInputError(f"date_order={date_order!r} is not known: expected one of {DATE_ORDERS}")
     z = zone(tz)
     low = _fold_case(text)
+    if not has_trigger(low):  # most chat has no time word: one search, no context built
+        return []
     rules = candidate_rules(low)
     if not rules:  # no word in the message could start a time phrase
         return []

@@ -1221,6 +1221,29 @@ FORMS = rows(
     ("this past Friday, said on Sunday", "This past Friday at dance class I felt it",
      "2023-07-23T18:46:00+00:00", "UTC", "This past Friday", "2023-07-21", "2023-07-22", "day", "point",
      "On 2023-07-21 at dance class I felt it"),
+    # anchored relatives are one mention: "the last weekend before X" is the weekend before X
+    ("last weekend before April 10, 2023", "We went hiking last weekend before April 10, 2023.",
+     "2023-05-08T12:00:00+02:00", BERLIN, "last weekend before April 10, 2023", "2023-04-08", "2023-04-10",
+     "weekend", "point", "We went hiking on the weekend of 2023-04-08 to 2023-04-09."),
+    ("the last weekend before 10 April, Sydney", "What did she do the last weekend before 10 April?",
+     "2023-05-08T12:00:00+10:00", "Australia/Sydney", "the last weekend before 10 April", "2023-04-08",
+     "2023-04-10", "weekend", "point", "What did she do on the weekend of 2023-04-08 to 2023-04-09?"),
+    ("the first Sunday after Easter 2023", "We met the first Sunday after Easter 2023",
+     "2023-06-01T09:00:00-07:00", "America/Los_Angeles", "the first Sunday after Easter 2023", "2023-04-16",
+     "2023-04-17", "day", "point", "We met on 2023-04-16"),
+    # a relative weekday before a date on another weekday is read from that date
+    ("last Friday on 23 January 2022", "I met her last Friday on 23 January 2022",
+     "2023-05-08T12:00:00+00:00", "UTC", "last Friday on 23 January 2022", "2022-01-21", "2022-01-22",
+     "day", "point", "I met her on 2022-01-21"),
+    ("last Friday on 21 January 2022, Kolkata", "I met her last Friday on 21 January 2022",
+     "2023-05-08T12:00:00+05:30", "Asia/Kolkata", "last Friday on 21 January 2022", "2022-01-21",
+     "2022-01-22", "day", "point", "I met her on 2022-01-21"),
+    # "weekend" as a noun keeps its word when rewritten
+    ("a great weekend", "We had a great weekend", "2023-05-08T12:00:00+02:00", BERLIN, "weekend",
+     "2023-05-06", "2023-05-08", "weekend", "point", "We had a great weekend (2023-05-06 to 2023-05-07)"),
+    ("spent the weekend hiking", "Spent the weekend hiking", "2023-05-08T12:00:00+00:00", "UTC",
+     "the weekend", "2023-05-06", "2023-05-08", "weekend", "point",
+     "Spent the weekend (2023-05-06 to 2023-05-07) hiking"),
 )
 
 
@@ -1254,6 +1277,8 @@ NOT_TIMES_TOO = rows(
     ("a cardinal before a month, no year", "It was one May day."),
     ("for the day we met", "I saved it for the day we met"),
     ("a holiday as an adjective", "Do you have any favorite Thanksgiving traditions?"),
+    ("a weekend yoga class", "I joined a weekend yoga class."),
+    ("weekend trips", "We love weekend trips."),
 )
 
 

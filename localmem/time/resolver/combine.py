@@ -9,7 +9,7 @@ from datetime import date, timedelta
 from . import lexicon as lx
 from .calendar import ONE_DAY, RANK, add_months, day_span, midnight, month_span, week_start, years_later
 from .context import Context, Hit, Rule, rules_for
-from .relative import CLOCK, DURATION, clock_parts, counted_offset
+from .relative import CLOCK, DURATION, RELATIVE_WEEKDAY_MODS, clock_parts, counted_offset, weekday_from
 
 _WORD = re.compile(r"[a-z]+")
 _DIGIT = re.compile(r"\d")
@@ -82,7 +82,8 @@ _EVENT = r"(?:(?:the|my|our|his|her|their|your|a|an)\s+[a-z'-]+(?:\s+[a-z'-]+)?\
 
 
 _UNIT_AROUND = re.compile(
-    rf"\b(?:the\s+)?(?P<u>day|week|weekend|month|year|{lx.WEEKDAY_FULL})\s+"
+    # "the last weekend before April 10", "the first Sunday after Easter": the nearest one, as without
+    rf"\b(?:the\s+)?(?:(?:last|final|first|next)\s+)?(?P<u>day|week|weekend|month|year|{lx.WEEKDAY_FULL})\s+"
     rf"(?P<dir>before|after|following|prior\s+to)\s+{_EVENT}$"
 )
 
@@ -134,6 +135,7 @@ def combine_hits(ctx: Context, hits: list[Hit]) -> list[Hit]:
             b.lo = a.lo  # "Friday 7/6", "this friday (jun-15)": the date says which Friday
             if b.yearless and b.start is not None and a.start is not None:
                 _same_weekday(ctx, b, a.start.weekday())  # ... and the Friday which year
+            _anchored_weekday(text, a, b)
             i += 1
             continue
         if b is not None and b.lo - a.hi <= 16:
@@ -170,6 +172,20 @@ def combine_hits(ctx: Context, hits: list[Hit]) -> list[Hit]:
             kept.pop()
         kept.append(h)
     return kept
+
+
+_WEEKDAY_MOD = re.compile(r"(?:the\s+)?(this\s+past|this\s+coming|[a-z]+)\s")
+
+
+def _anchored_weekday(text: str, a: Hit, b: Hit) -> None:
+    """ "last Friday on 23 January 2022" (a Sunday): a relative weekday before a date on another
+    weekday is read from that date, as if said then (the Friday just gone, the 21st)."""
+    if a.start is None or b.start is None or b.start.weekday() == a.start.weekday():
+        return
+    m = _WEEKDAY_MOD.match(text, a.lo)
+    mod = " ".join(m[1].split()) if m else ""
+    if mod in RELATIVE_WEEKDAY_MODS:
+        b.start, b.end = day_span(weekday_from(mod, a.start.weekday(), b.start.date()))
 
 
 _OFFSET_WEEKDAY_GAP = re.compile(r"\s*,?\s*")

@@ -93,6 +93,35 @@ COMPOUND_NOUN = re.compile(
 _REL = r"(?P<mod>this\s+past|this\s+coming|this|current|last|next|past|coming|upcoming|previous|following)"
 
 
+#: The words that place a weekday relative to a day: "last Friday", "this coming Monday".
+RELATIVE_WEEKDAY_MODS = frozenset(
+    "this|last|previous|next|following|this past|past|this coming|coming|upcoming".split("|")
+)
+
+
+def weekday_from(mod: str, wd: int, today: date) -> date:
+    """The weekday ``wd`` that ``mod`` ("last", "next", "this past", ...) names, seen from ``today``.
+
+    "last Friday" is the Friday of last week and "next Friday" the Friday of next week;
+    "this Friday" the one in this week; "this past" and "this coming" the nearest ones.
+    Said on a Saturday or Sunday, when the week's days are over, "last Friday" is the one
+    just gone."""
+    week = week_start(today)
+    back = today - timedelta(days=(today.weekday() - wd - 1) % 7 + 1)
+    ahead = today + timedelta(days=(wd - today.weekday() - 1) % 7 + 1)
+    if mod == "this":
+        return week + timedelta(days=wd)
+    if mod == "last" and today.weekday() >= 5:
+        return back
+    if mod in ("last", "previous"):
+        return week - timedelta(days=7 - wd)
+    if mod in ("next", "following"):
+        return week + timedelta(days=7 + wd)
+    if mod in ("this past", "past"):
+        return back
+    return ahead  # this coming, coming, upcoming
+
+
 @register_rule(
     rf"(?:(?:the\s+)?{_REL}\s+)?(?P<wd>{lx.WEEKDAY_FULL}|(?:(?<=last\s)|(?<=next\s)|(?<=this\s)|(?<=on\s)|(?<=off\s)"
     rf"|(?<=by\s)|(?<=until\s)|(?<=till\s))(?:{lx.WEEKDAY})|{lx.WEEKDAY}(?=\s+{lx.PART_OF_DAY}))"
@@ -106,20 +135,8 @@ def _weekday(m: re.Match[str], ctx: Context) -> Hit | None:
         return None  # a habit, not a day
     wd = lx.WEEKDAYS[m["wd"].rstrip(".")]
     mod = " ".join((m["mod"] or "").split())
-    week = week_start(ctx.today)
-    if mod == "this":
-        d = week + timedelta(days=wd)
-    elif mod == "last" and ctx.today.weekday() >= 5:
-        # Said on a weekend, the week's days are over: "last Friday" is the one just gone.
-        d = ctx.weekday(wd, m.start(), "past")
-    elif mod in ("last", "previous"):
-        d = week - timedelta(days=7 - wd)
-    elif mod in ("next", "following"):
-        d = week + timedelta(days=7 + wd)
-    elif mod in ("this past", "past"):
-        d = ctx.weekday(wd, m.start(), "past")
-    elif mod in ("this coming", "coming", "upcoming"):
-        d = ctx.weekday(wd, m.start(), "future")
+    if mod in RELATIVE_WEEKDAY_MODS:
+        d = weekday_from(mod, wd, ctx.today)
     elif m["after"]:  # "Sunday after next": the Sunday after the coming one
         d = ctx.weekday(wd, m.start(), "future") + timedelta(days=7)
     else:
@@ -238,11 +255,26 @@ def _season_name(m: re.Match[str], ctx: Context) -> Hit | None:
     return _season(m, ctx, m["s"], None, int(m["y"]) if m["y"] else None)
 
 
+_INDEFINITE_BEFORE = re.compile(r"\ban?\s+$")
+
+
+#: A word after a bare "weekend" that makes it an attribute ("weekend yoga"): any word but these.
+_NOUN_AFTER = re.compile(
+    r"\s+(?!(?:is|was|were|will|would|has|had|and|or|but|so|then|with|in|at|on|of|to|for|too|again|already"
+    r"|went|got|came|plans?|off|away|together|before|after|ago|i|we|you|he|she|they|it)\b)[a-z]"
+)
+
+
 @register_rule(r"(?:(?P<lead>over|on|at|during|for)\s+)?(?:the\s+|my\s+|this\s+)?weekend", when=("weekend",))
 def _the_weekend(m: re.Match[str], ctx: Context) -> Hit | None:
     """over the weekend, the weekend, my weekend: the nearest weekend in the clause's direction."""
     if "this" in m.group().split() or COMPOUND_NOUN.match(ctx.text, m.end()):
         return None  # left to "this weekend"; "the weekend bag"
+    if m.group() == "weekend" and (
+        _INDEFINITE_BEFORE.search(ctx.text, max(0, m.start() - 4), m.start())
+        or _NOUN_AFTER.match(ctx.text, m.end())
+    ):
+        return None  # "a weekend yoga class", "weekend trips": a kind of thing, not a weekend
     t = ctx.today
     monday = week_start(t)
     if t.weekday() < 5 and ctx.tense(m.start()) == "past":

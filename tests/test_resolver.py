@@ -1244,6 +1244,32 @@ FORMS = rows(
     ("spent the weekend hiking", "Spent the weekend hiking", "2023-05-08T12:00:00+00:00", "UTC",
      "the weekend", "2023-05-06", "2023-05-08", "weekend", "point",
      "Spent the weekend (2023-05-06 to 2023-05-07) hiking"),
+    # business days skip Saturdays and Sundays; "the next 4" end after the fourth
+    ("the next 4 business days, Monday", "Block the next 4 business days for the move",
+     "2018-08-20T10:00:00+02:00", BERLIN, "the next 4 business days", "2018-08-21", "2018-08-25", "day",
+     "range", "Block from 2018-08-21 to 2018-08-24 for the move"),
+    ("the previous 3 working days, New York", "I was sick the previous 3 working days",
+     "2018-08-21T10:00:00-04:00", "America/New_York", "the previous 3 working days", "2018-08-16",
+     "2018-08-21", "day", "range", "I was sick from 2018-08-16 to 2018-08-20"),
+    ("in four business days, said on a Friday", "The parcel arrives in four business days",
+     "2018-08-24T16:00:00+10:00", "Australia/Sydney", "in four business days", "2018-08-30", "2018-08-31",
+     "day", "point", "The parcel arrives on 2018-08-30"),
+    # "for N days from today" is the span; "N weeks in the future" the day it lands on
+    ("for 3 days from today", "Set me out of office for 3 days from today", "2018-05-23T10:00:00+05:30",
+     "Asia/Kolkata", "for 3 days from today", "2018-05-23", "2018-05-26", "day", "range",
+     "Set me out of office from 2018-05-23 to 2018-05-25"),
+    ("4 weeks in the future", "It will happen 4 weeks in the future", "2016-11-07T09:00:00+00:00", "UTC",
+     "4 weeks in the future", "2016-12-05", "2016-12-06", "day", "point", "It will happen on 2016-12-05"),
+    # two-digit years: "of 87" at a clause's end; in a future clause the next such year (20 years ahead)
+    ("15 April of 87", "I was born on 15 April of 87", "2018-05-01T09:00:00+02:00", BERLIN,
+     "on 15 April of 87", "1987-04-15", "1987-04-16", "day", "point", "I was born on 1987-04-15"),
+    ("3-7-27 in a future clause", "I'll go back 3-7-27", "2016-11-07T09:00:00-08:00", "America/Los_Angeles",
+     "3-7-27", "2027-03-07", "2027-03-08", "day", "point", "I'll go back on 2027-03-07"),
+    # numbers apart: "2016 10 16" (a valid date), "11 - 2016"
+    ("2016 10 16", "On 2016 10 16, the conference started.", "2017-01-01T09:00:00+00:00", "UTC",
+     "On 2016 10 16", "2016-10-16", "2016-10-17", "day", "point", "On 2016-10-16, the conference started."),
+    ("11 - 2016", "I'll be out 11 - 2016", "2016-10-07T09:00:00+01:00", "Europe/London", "11 - 2016",
+     "2016-11-01", "2016-12-01", "month", "point", "I'll be out in 2016-11"),
 )
 
 
@@ -1279,6 +1305,8 @@ NOT_TIMES_TOO = rows(
     ("a holiday as an adjective", "Do you have any favorite Thanksgiving traditions?"),
     ("a weekend yoga class", "I joined a weekend yoga class."),
     ("weekend trips", "We love weekend trips."),
+    ("a working day as a noun", "It was a long working day."),
+    ("two digits after 'of' mid-clause", "I met April of 12 people in the club."),
 )
 
 

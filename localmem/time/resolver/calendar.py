@@ -60,8 +60,15 @@ def weekend_span(week_monday: date) -> tuple[datetime, datetime]:
 
 
 def shift_date(d: date, unit: str, n: float) -> date:
+    """``d`` moved ``n`` units; a workday (business day) step skips Saturdays and Sundays."""
     if unit in ("day",):
         return d + timedelta(days=round(n))
+    if unit == "workday":
+        step, count = (1 if n >= 0 else -1), abs(round(n))
+        while count:
+            d += timedelta(days=step)
+            count -= d.weekday() < 5
+        return d
     if unit in ("week", "fortnight"):
         return d + timedelta(days=round(n * (14 if unit == "fortnight" else 7)))
     months = {"month": 1, "quarter": 3, "year": 12, "decade": 120}[unit]

@@ -49,6 +49,22 @@ _CARDINAL_DAY = (
 )
 
 
+#: "15 April of 87": two digits after "of" are a year only at a clause's end ("May of 12 people" is not).
+_OF_YY = r"\s+of\s+'?(?P<yy>\d\d)(?=\s*(?:[.,!?;)]|$))"
+
+
+def two_digit_year(yy: int, ctx: Context, pos: int) -> int:
+    """The year a two-digit year names: in a future clause the first one not before this year
+    (within 20 years: "I'll go back 3-7-27" said in 2016 is 2027); otherwise the latest one at
+    most ten years ahead ("born in April of 87" is 1987, "Jan '29" said in 2026 is 2029)."""
+    this = ctx.today.year
+    if ctx.tense(pos) == "future":
+        ahead = next((c + yy for c in (this // 100 * 100, this // 100 * 100 + 100) if c + yy >= this), this)
+        if ahead - this <= 20:
+            return ahead
+    return 2000 + yy if 2000 + yy <= this + 10 else 1900 + yy
+
+
 def year_of(text: str) -> int:
     text = " ".join(text.replace(" and ", " ").split())
     if text.isdigit():
@@ -113,7 +129,7 @@ def _weekday_of(year: int, month: int, day: int) -> int | None:
 )
 @register_rule(
     rf"{_LEAD_WD}(?:the\s+)?(?P<d>{lx.DAY}|(?<=on\s){_CARDINAL_BEFORE})(?:\s+of)?[\s-]+(?P<m>{lx.MONTH})"
-    rf"(?:(?:,\s*|\s+|-)(?:in\s+|of\s+)?(?P<y>{ANY_YEAR}))?",
+    rf"(?:(?:,\s*|\s+|-)(?:in\s+|of\s+)?(?P<y>{ANY_YEAR})|{_OF_YY})?",
     when=lx.MONTH_WORDS,
 )
 def _named_day(m: re.Match[str], ctx: Context) -> Hit | None:
@@ -123,18 +139,22 @@ def _named_day(m: re.Match[str], ctx: Context) -> Hit | None:
     if cardinal and not m["y"] and m.start("d") < m.start("m"):
         return None  # "on one May day": a cardinal before the month only with a year after it
     day = lx.number(d) if cardinal else lx.day_number(d)
-    return yearless_day(m, ctx, lx.MONTHS[m["m"].rstrip(".")], day or 0, m["y"])
+    yy = m.groupdict().get("yy")
+    year = str(two_digit_year(int(yy), ctx, m.start())) if yy else m["y"]
+    return yearless_day(m, ctx, lx.MONTHS[m["m"].rstrip(".")], day or 0, year)
 
 
 @register_rule(
-    r"(?P<y>\d{4})[-/.](?P<mo>\d{1,2})[-/.](?P<d>\d{1,2})"
+    r"(?:(?P<y>\d{4})[-/.](?P<mo>\d{1,2})[-/.](?P<d>\d{1,2})"
+    # "2016 10 16": year, month and day apart, only as a valid date of this century or the last
+    r"|(?P<sy>(?:19|20)\d\d) (?P<smo>0?[1-9]|1[0-2]) (?P<sd>0?[1-9]|[12]\d|3[01])(?![\d:]))"
     r"(?:[t\s]+(?:at\s+)?(?P<h>[01]?\d|2[0-3]):(?P<mi>[0-5]\d))?",
     digits=True,
 )
 def _iso_date(m: re.Match[str], ctx: Context) -> Hit | None:
-    """2025-06-14, 2024/03/05, 2025-06-14 09:30."""
+    """2025-06-14, 2024/03/05, 2025-06-14 09:30, 2016 10 16."""
     try:
-        d = date(int(m["y"]), int(m["mo"]), int(m["d"]))
+        d = date(int(m["y"] or m["sy"]), int(m["mo"] or m["smo"]), int(m["d"] or m["sd"]))
     except ValueError:
         return None
     if m["h"]:
@@ -172,7 +192,7 @@ def _numeric_date(m: re.Match[str], ctx: Context) -> Hit | None:
         return None  # "part number 10-11-12": a two-digit year needs "on", "back", "by"...
     if m["y2"]:
         y = int(m["y2"])
-        y += 0 if y >= 100 else 2000 if 2000 + y <= ctx.today.year + 10 else 1900
+        y = y if y >= 100 else two_digit_year(y, ctx, m.start())
         return yearless_day(m, ctx, *((b, a) if ctx.date_order == "DMY" or a > 12 else (a, b)), str(y))
     if m["sep"] == "." and not m["y"] and not re.match(rf"{_LEAD_WD}", m.group()).group():  # type: ignore[union-attr]
         return None  # "7.6" alone is a decimal
@@ -193,8 +213,8 @@ def _numeric_date(m: re.Match[str], ctx: Context) -> Hit | None:
     year = None
     if m["y"]:
         y = int(m["y"])
-        if y < 100:  # the latest such year at most ten years ahead
-            y += 2000 if 2000 + y <= ctx.today.year + 10 else 1900
+        if y < 100:
+            y = two_digit_year(y, ctx, m.start())
         year = str(y)
     return yearless_day(m, ctx, month, day, year)
 
@@ -248,13 +268,13 @@ def _compact_date(m: re.Match[str], ctx: Context) -> Hit | None:
 
 
 @register_rule(
-    r"(?P<a>\d{1,2})[/-](?P<y>\d{4})|(?P<y2>\d{4})\s?/\s?(?P<a2>\d{1,2})|(?P<y3>\d{4})\s?[-.]\s?(?P<a3>0?[1-9]|1[0-2])(?!\d)",
+    r"(?P<a>\d{1,2})(?:[/-](?P<y>\d{4})|(?:\s+-\s*|\s*-\s+)(?P<ys>(?:19|20)\d\d))|(?P<y2>\d{4})\s?/\s?(?P<a2>\d{1,2})|(?P<y3>\d{4})\s?[-.]\s?(?P<a3>0?[1-9]|1[0-2])(?!\d)",
     digits=True,
 )
 def _numeric_month(m: re.Match[str], ctx: Context) -> Hit | None:
-    """3/2015, 2016/11, 2016-11."""
+    """3/2015, 2016/11, 2016-11, 11 - 2016."""
     month = int(m["a"] or m["a2"] or m["a3"])
-    year = int(m["y"] or m["y2"] or m["y3"])
+    year = int(m["y"] or m["ys"] or m["y2"] or m["y3"])
     if not 1 <= month <= 12:
         return None
     return make_hit(m, *month_span(year, month), "month")
@@ -270,9 +290,8 @@ def _numeric_month(m: re.Match[str], ctx: Context) -> Hit | None:
 )
 def _month_year(m: re.Match[str], ctx: Context) -> Hit | None:
     """March 2024, Oct 2020, 2016, nov, June next year, April of 87, Jan '19."""
-    if m["m4"] or m["m5"]:  # a two-digit year: the latest one at most ten years ahead
-        yy = int(m["yy"] or m["yy5"])
-        year = 2000 + yy if 2000 + yy <= ctx.today.year + 10 else 1900 + yy
+    if m["m4"] or m["m5"]:  # a two-digit year
+        year = two_digit_year(int(m["yy"] or m["yy5"]), ctx, m.start())
         return make_hit(m, *month_span(year, lx.MONTHS[(m["m4"] or m["m5"]).rstrip(".")]), "month")
     if m["m3"]:
         year = ctx.today.year + {"this": 0, "next": 1, "last": -1}[m["rel"]]

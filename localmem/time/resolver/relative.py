@@ -381,18 +381,32 @@ def _ceil(at: datetime, precision: str) -> datetime:
     # not the tail of "the last 3 months and 2 days ago": that count belongs to "the last"
     r"(?<!last\s)(?<!past\s)(?<!next\s)(?<!previous\s)"
     rf"{DURATION}\s+(?P<dir>ago|back|earlier|before\s+now|later(?!\s+(?:this|today|in\s+the|that))|from\s+now"
-    r"|from\s+today|hence)",
-    when=("ago", "back", "earlier", "before", "later", "from", "hence"),
+    r"|from\s+today|hence|in\s+the\s+(?:future|past))",
+    when=("ago", "back", "earlier", "before", "later", "from", "hence", "future", "past"),
 )
 def _ago(m: re.Match[str], ctx: Context) -> Hit | None:
-    """3 days ago, a few weeks ago, 1 month and 21 days ago, two weeks from now, 3 weeks later."""
-    sign = -1 if m["dir"] in ("ago", "back", "earlier", "before now") else 1
+    """3 days ago, a few weeks ago, 1 month and 21 days ago, two weeks from now, 3 weeks later,
+    4 weeks in the future; "for 3 days from today" is the three days from today (counts of days
+    and more; "for 2 hours from now" stays the moment two hours ahead)."""
+    direction = " ".join(m["dir"].split())
+    sign = -1 if direction in ("ago", "back", "earlier", "before now", "in the past") else 1
+    lead = _FOR_BEFORE.search(ctx.text, max(0, m.start() - 5), m.start())
+    if lead and direction in ("from now", "from today"):
+        moved = counted_offset(m, ctx, ctx.now, 1, m.group())
+        if moved is not None and not moved.vague and moved.start is not None and moved.precision == "day":
+            hit = make_hit(m, midnight(ctx.today), moved.start, "day", kind="range")
+            hit.lo = lead.start()
+            return hit
     return counted_offset(m, ctx, ctx.now, sign, m.group(), calendar=sign < 0)
+
+
+_FOR_BEFORE = re.compile(r"\bfor\s+$")
 
 
 _HEDGE = r"(?:about|around|roughly|approximately|approx\.?|like|maybe|almost|nearly|circa|~)"
 _DAYS_PER = {
     "day": 1,
+    "workday": 1.4,
     "week": 7,
     "fortnight": 14,
     "month": 30.44,
@@ -500,8 +514,9 @@ def _rolling(m: re.Match[str], ctx: Context) -> Hit | None:
     if back:
         return make_hit(m, midnight(shift_date(t, unit, -n)), midnight(t), "day", kind="range", vague=vague)
     first = t if m.group().startswith("within") else t + ONE_DAY
-    return make_hit(m, midnight(first), midnight(shift_date(first, unit, n)), "day", kind="range",
-                    vague=vague)
+    # "the next 4 business days" ends after the fourth, counting the first day if it is one
+    last = shift_date(first - ONE_DAY, unit, n) + ONE_DAY if unit == "workday" else shift_date(first, unit, n)
+    return make_hit(m, midnight(first), midnight(last), "day", kind="range", vague=vague)
 
 
 @register_rule(

@@ -7,9 +7,19 @@ import re
 from datetime import date, timedelta
 
 from . import lexicon as lx
-from .calendar import ONE_DAY, RANK, add_months, day_span, midnight, month_span, week_start, years_later
+from .calendar import (
+    ONE_DAY,
+    RANK,
+    add_months,
+    day_span,
+    midnight,
+    month_span,
+    week_start,
+    weekday_from,
+    years_later,
+)
 from .context import Context, Hit, Rule, rules_for
-from .relative import CLOCK, DURATION, RELATIVE_WEEKDAY_MODS, clock_parts, counted_offset, weekday_from
+from .relative import CLOCK, DURATION, clock_parts, counted_offset
 
 _WORD = re.compile(r"[a-z]+")
 _DIGIT = re.compile(r"\d")
@@ -184,7 +194,7 @@ def _anchored_weekday(text: str, a: Hit, b: Hit) -> None:
         return
     m = _WEEKDAY_MOD.match(text, a.lo)
     mod = " ".join(m[1].split()) if m else ""
-    if mod in RELATIVE_WEEKDAY_MODS:
+    if mod in lx.RELATIVE_WEEKDAY_MODS:
         b.start, b.end = day_span(weekday_from(mod, a.start.weekday(), b.start.date()))
 
 

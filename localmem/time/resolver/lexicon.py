@@ -192,6 +192,11 @@ QUANTITY = (
     r"(?:\d{1,3}|" + alt(NUMBER_WORDS) + r"|an?|a\s+couple(?:\s+of)?|couple(?:\s+of)?"
     r"|a\s+few|few|several|some)"
 )
+#: The words that place a weekday relative to a day: "last Friday", "this coming Monday".
+RELATIVE_WEEKDAY_MODS = frozenset(
+    "this|last|previous|next|following|this past|past|this coming|coming|upcoming".split("|")
+)
+
 VAGUE_QUANTITIES = {"couple": (1, 3), "few": (2, 5), "several": (3, 7), "some": (2, 6)}
 
 UNITS = {

@@ -17,6 +17,7 @@ from .calendar import (
     part_of,
     shift_date,
     week_start,
+    weekday_from,
     weekend_span,
 )
 from .context import Context, Hit, make_hit, register_rule
@@ -93,35 +94,6 @@ COMPOUND_NOUN = re.compile(
 _REL = r"(?P<mod>this\s+past|this\s+coming|this|current|last|next|past|coming|upcoming|previous|following)"
 
 
-#: The words that place a weekday relative to a day: "last Friday", "this coming Monday".
-RELATIVE_WEEKDAY_MODS = frozenset(
-    "this|last|previous|next|following|this past|past|this coming|coming|upcoming".split("|")
-)
-
-
-def weekday_from(mod: str, wd: int, today: date) -> date:
-    """The weekday ``wd`` that ``mod`` ("last", "next", "this past", ...) names, seen from ``today``.
-
-    "last Friday" is the Friday of last week and "next Friday" the Friday of next week;
-    "this Friday" the one in this week; "this past" and "this coming" the nearest ones.
-    Said on a Saturday or Sunday, when the week's days are over, "last Friday" is the one
-    just gone."""
-    week = week_start(today)
-    back = today - timedelta(days=(today.weekday() - wd - 1) % 7 + 1)
-    ahead = today + timedelta(days=(wd - today.weekday() - 1) % 7 + 1)
-    if mod == "this":
-        return week + timedelta(days=wd)
-    if mod == "last" and today.weekday() >= 5:
-        return back
-    if mod in ("last", "previous"):
-        return week - timedelta(days=7 - wd)
-    if mod in ("next", "following"):
-        return week + timedelta(days=7 + wd)
-    if mod in ("this past", "past"):
-        return back
-    return ahead  # this coming, coming, upcoming
-
-
 @register_rule(
     rf"(?:(?:the\s+)?{_REL}\s+)?(?P<wd>{lx.WEEKDAY_FULL}|(?:(?<=last\s)|(?<=next\s)|(?<=this\s)|(?<=on\s)|(?<=off\s)"
     rf"|(?<=by\s)|(?<=until\s)|(?<=till\s))(?:{lx.WEEKDAY})|{lx.WEEKDAY}(?=\s+{lx.PART_OF_DAY}))"
@@ -135,7 +107,7 @@ def _weekday(m: re.Match[str], ctx: Context) -> Hit | None:
         return None  # a habit, not a day
     wd = lx.WEEKDAYS[m["wd"].rstrip(".")]
     mod = " ".join((m["mod"] or "").split())
-    if mod in RELATIVE_WEEKDAY_MODS:
+    if mod in lx.RELATIVE_WEEKDAY_MODS:
         d = weekday_from(mod, wd, ctx.today)
     elif m["after"]:  # "Sunday after next": the Sunday after the coming one
         d = ctx.weekday(wd, m.start(), "future") + timedelta(days=7)

@@ -1270,7 +1270,52 @@ FORMS = rows(
      "On 2016 10 16", "2016-10-16", "2016-10-17", "day", "point", "On 2016-10-16, the conference started."),
     ("11 - 2016", "I'll be out 11 - 2016", "2016-10-07T09:00:00+01:00", "Europe/London", "11 - 2016",
      "2016-11-01", "2016-12-01", "month", "point", "I'll be out in 2016-11"),
+    # today as a noun keeps its word; "the past day" is yesterday, as "the past week" the seven days before
+    ("my day", "What does my day look like?", "2016-11-07T07:00:00+05:30", "Asia/Kolkata", "my day",
+     "2016-11-07", "2016-11-08", "day", "point", "What does my day (2016-11-07) look like?"),
+    ("over the past day", "It rained over the past day", "2016-11-07T07:00:00+00:00", "UTC",
+     "over the past day", "2016-11-06", "2016-11-07", "day", "point", "It rained on 2016-11-06"),
+    # more dates: "back to 1865", "in the April", "on 4-22" (a day after "on" at a clause's end), "on 29th"
+    ("back to 1865", "It dates back to 1865.", "2020-06-01T07:00:00+00:00", "UTC", "1865", "1865-01-01",
+     "1866-01-01", "year", "point", "It dates back to 1865."),
+    ("in the April", "I went back to China in the April.", "2018-05-24T07:00:00+08:00", "Asia/Shanghai",
+     "in the April", "2018-04-01", "2018-05-01", "month", "point", "I went back to China in 2018-04."),
+    ("on 4-22", "I'll go back on 4-22", "2016-11-07T07:00:00-05:00", "America/New_York", "on 4-22",
+     "2017-04-22", "2017-04-23", "day", "point", "I'll go back on 2017-04-22"),
+    ("on 29th", "see you on 29th", "2020-05-20T07:00:00+01:00", "Europe/London", "on 29th", "2020-05-29",
+     "2020-05-30", "day", "point", "see you on 2020-05-29"),
 )
+
+
+READ_BACK = rows(
+    ("a bare day takes the month of the date before it",
+     "Lunch with Jane on May 25th, then dinner on the 29th", "2020-06-16T09:00:00+02:00", BERLIN,
+     [("on May 25th", "2020-05-25", "2020-05-26", False), ("on the 29th", "2020-05-29", "2020-05-30", False)],
+     "Lunch with Jane on 2020-05-25, then dinner on 2020-05-29"),
+    ("the day after a date", "We arrive on June 3 and leave the day after", "2020-05-01T09:00:00-07:00",
+     "America/Los_Angeles",
+     [("on June 3", "2020-06-03", "2020-06-04", False), ("the day after", "2020-06-04", "2020-06-05", False)],
+     "We arrive on 2020-06-03 and leave on 2020-06-04"),
+    ("the next day after a weekday", "I saw the concert on Friday and the next day I flew home",
+     "2016-11-09T20:00:00+11:00", "Australia/Sydney",
+     [("on Friday", "2016-11-04", "2016-11-05", False), ("the next day", "2016-11-05", "2016-11-06", False)],
+     "I saw the concert on 2016-11-04 and on 2016-11-05 I flew home"),
+    ("the day after, nothing before it: tomorrow, vague", "What's your plan for the day after?",
+     "2018-11-08T10:00:00+01:00", BERLIN, [("the day after", "2018-11-09", "2018-11-10", True)],
+     "What's your plan for 2018-11-09?"),
+    ("the next day of an untold story", "Got home late and the next day I slept in",
+     "2016-11-09T20:00:00+00:00", "UTC", [], "Got home late and the next day I slept in"),
+)
+
+
+@pytest.mark.parametrize(("text", "sent", "tz", "expected", "rewritten"), READ_BACK)
+def test_phrases_read_from_the_day_named_before_them(text: str, sent: str, tz: str,
+                                                      expected: list[tuple[str, str, str, bool]],
+                                                      rewritten: str) -> None:
+    """A bare day of the month, "the next day", "the day before" take the day named before them."""
+    mentions = found(text, sent=sent, tz=tz)
+    assert [(m.phrase, *interval(m), m.vague) for m in mentions] == expected
+    assert rewrite(text, mentions) == rewritten
 
 
 @pytest.mark.parametrize(
@@ -1307,6 +1352,8 @@ NOT_TIMES_TOO = rows(
     ("weekend trips", "We love weekend trips."),
     ("a working day as a noun", "It was a long working day."),
     ("two digits after 'of' mid-clause", "I met April of 12 people in the club."),
+    ("to this day", "To this day I remember her laugh."),
+    ("a score after 'on'", "We won on 4-2 in the final."),
 )
 
 

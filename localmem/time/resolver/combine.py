@@ -181,7 +181,42 @@ def combine_hits(ctx: Context, hits: list[Hit]) -> list[Hit]:
         if kept and _weekday_of_offset(ctx, kept[-1], h):
             kept.pop()
         kept.append(h)
-    return kept
+    return _read_back(ctx, kept)
+
+
+_NEAR = 80  # how far back a bare day of the month looks for the date whose month it shares
+
+
+def _read_back(ctx: Context, hits: list[Hit]) -> list[Hit]:
+    """Phrases read from the day named before them in the message.
+
+    A bare day of the month after a date takes that date's month: "May 25th - coffee - on 29th"
+    is May 29th. "the next day", "the day before" are a day from the last day named; with none
+    they are from today, flagged vague, and in a past clause (a day of a story not told) dropped.
+    """
+    out: list[Hit] = []
+    anchor: Hit | None = None
+    for h in hits:
+        if h.anaphor:
+            if anchor is not None and anchor.start is not None:
+                h.start, h.end = day_span(anchor.start.date() + timedelta(days=h.anaphor))
+            elif ctx.tense(h.lo) == "past":
+                continue
+            else:
+                h.start, h.end = day_span(ctx.today + timedelta(days=h.anaphor))
+                h.vague = True
+        elif h.moves == "month" and anchor is not None and anchor.start is not None and h.start is not None \
+                and not anchor.moves and h.lo - anchor.hi <= _NEAR:
+            try:
+                day = anchor.start.date().replace(day=h.start.day)
+            except ValueError:  # "on the 31st" after a date in a shorter month: keep the tense's month
+                day = None
+            if day is not None:
+                h.start, h.end = day_span(day)
+        if h.kind == "point" and h.precision == "day" and h.start is not None:
+            anchor = h
+        out.append(h)
+    return out
 
 
 _WEEKDAY_MOD = re.compile(r"(?:the\s+)?(this\s+past|this\s+coming|[a-z]+)\s")

@@ -30,6 +30,7 @@ class Hit:
     present: bool = False  # "now": the send time, and the end of a range that reaches it
     counted: bool = False  # an amount from a time ("two weeks from now"), which a weekday next to it narrows
     weekdays: bool = False  # a range of weekdays ("Tuesday to Thursday"), which a week before it places
+    anaphor: int = 0  # "the next day" (+1), "the day before" (-1): a day from the day named before it
 
 
 _CLAUSE_BREAK = re.compile(r"[.!?;\n]+(?:\s|$)|\bbut\b|,\s*(?:and|so|then)\b")

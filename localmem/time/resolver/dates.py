@@ -163,6 +163,10 @@ def _iso_date(m: re.Match[str], ctx: Context) -> Hit | None:
     return make_hit(m, *day_span(d), "day")
 
 
+_ON_BEFORE = re.compile(r"on\s")
+_CLAUSE_END_AFTER = re.compile(r"\s*(?:[.,!?;)]|$|at\b)")
+
+
 _DATE_CUE_BEFORE = re.compile(
     r"(?:^|\b(?:on|by|until|till|since|from|before|after|to|through|thru|due|and|or|between|back|of)|[-,(]|^\s*)\s*$"
 )
@@ -183,8 +187,10 @@ def _numeric_date(m: re.Match[str], ctx: Context) -> Hit | None:
     """03/04, 3/4/2024, 21/04/16, 02-02-2020: month first unless date_order says day first."""
     a, b = int(m["a"]), int(m["b"] or m["b2"])
     if m["b2"] and not m["y2"]:
-        if not _NAMED_WEEKDAY.match(m.group()):
-            return None  # "won 3-2", "3-5 days": only a weekday makes "7-6" a date ("Friday 7-6")
+        if not (_NAMED_WEEKDAY.match(m.group()) or (
+            _ON_BEFORE.match(m.group()) and _CLAUSE_END_AFTER.match(ctx.text, m.end())
+        )):
+            return None  # "won 3-2", "3-5 days": a weekday or "on" makes "7-6" a date ("on 4-22")
         month, day = (b, a) if ctx.date_order == "DMY" or a > 12 else (a, b)
         return yearless_day(m, ctx, month, day, None) if 1 <= month <= 12 and 1 <= day <= 31 else None
     cue = _DATE_CUE_BEFORE.search(ctx.text, max(0, m.start() - 12), m.start())
@@ -316,7 +322,9 @@ _MONTH_CUE = (
 
 
 @register_rule(
-    rf"(?:(?P<mod>this|last|next|past|coming|previous|the\s+following)\s+|(?P<cue>{_MONTH_CUE})\s+)?(?P<m>{lx.MONTH})",
+    # "in the April": a cue may take "the" (not before "may" or "march", the verbs and the noun)
+    rf"(?:(?P<mod>this|last|next|past|coming|previous|the\s+following)\s+|(?P<cue>{_MONTH_CUE})\s+(?P<the>the\s+(?!ma[ry]))?)?"
+    rf"(?P<m>{lx.MONTH})",
     when=lx.MONTH_WORDS,
 )
 def _month_name(m: re.Match[str], ctx: Context) -> Hit | None:
@@ -352,7 +360,7 @@ def _month_name(m: re.Match[str], ctx: Context) -> Hit | None:
         year = ctx.pick_month(month, m.start())
         hit = make_hit(m, *month_span(year, month), "month", yearless=True)
         if m["cue"]:
-            hit.lo = m.start("m")
+            hit.lo = m.start("the") if m["the"] else m.start("m")
         return hit
     return make_hit(m, *month_span(year, month), "month")
 
@@ -420,7 +428,7 @@ _NOT_A_YEAR_BEFORE = re.compile(
 
 
 @register_rule(
-    rf"(?P<pre>in|since|during|of|by|until|till|from|before|after|around|circa|throughout|back\s+in|"
+    rf"(?P<pre>in|since|during|of|by|until|till|from|before|after|around|circa|throughout|back\s+(?:in|to)|"
     rf"the\s+year|year|early|mid|late|(?:the\s+)?(?:beginning|start|middle|end)\s+of|between|and|or|to)\s+"
     rf"(?P<y>{ANY_YEAR})|(?P<y2>(?:19|20)\d\d)(?=\s*[.!?,;)]|\s*$)",
     when=lx.NUMBER_TOKENS,
@@ -458,6 +466,7 @@ def _year_alone(m: re.Match[str], ctx: Context) -> Hit | None:
         "circa",
         "throughout",
         "between",
+        "back to",
     ):
         hit.lo = start  # the preposition belongs to whatever combines it
     return hit
@@ -584,12 +593,13 @@ def _day_of_relative_month(m: re.Match[str], ctx: Context) -> Hit | None:
 
 
 @register_rule(
-    r"(?:(?:on|for)\s+)?the\s+(?P<d>"
+    # "on 29th" may drop "the" when the digits carry an ordinal ending
+    r"(?:(?:on|for)\s+the\s+|the\s+|on\s+(?=\d{1,2}(?:st|nd|rd|th)\b))(?P<d>"
     + lx.DAY_NUMBER
     + "|"
     + lx.ORDINAL_WORD
-    + r")(?=\s*(?:[.,!?;)]|$|of\s+(?:this|next|last)\s+month)|\s+(?:after|before|but|so|at|in|for|with|when"
-    r"|because|too|then|i|we|he|she|they|you|my|our|his|her|their|morning|afternoon|evening|night)\b)"
+    + r")(?=\s*(?:[.,!?;)]|$|of\s+(?:this|next|last)\s+month|[-–—]\s)"
+    r"|\s+(?:after|before|but|so|at|in|for|with|when|because|too|then|i|we|he|she|they|you|my|our|his|her|their|morning|afternoon|evening|night)\b)"
     r"(?:\s+of\s+(?P<rel>this|next|last)\s+month)?",
     when=lx.NUMBER_TOKENS,
     digits=True,
@@ -624,6 +634,30 @@ def _day_of_month(m: re.Match[str], ctx: Context) -> Hit | None:
     else:
         chosen = min(options, key=lambda o: (abs((o - t).days), o > t), default=None)
     return None if chosen is None else make_hit(m, *day_span(chosen), "day", moves="month")
+
+
+@register_rule(
+    r"(?<!\bto\s)(?<!\bon\s)(?P<w>my\s+day|this\s+day)(?=\s*(?:[.,!?;)]|$)|\s+(?:look|looks|looked|was|is|went|has|had"
+    r"|been|so|started|starts|going|goes)\b)|(?P<past>(?:(?:over|in|during)\s+)?(?:the\s+)?past\s+day)",
+    when=("day",),
+)
+def _today_words(m: re.Match[str], ctx: Context) -> Hit | None:
+    """ "What does my day look like?", "this day" are today ("to this day" is until now, "on this day"
+    an anniversary: neither); "the past day" is yesterday, as "the past week" is the seven days before."""
+    if m["past"]:
+        return make_hit(m, *day_span(ctx.today - timedelta(days=1)), "day")
+    return make_hit(m, *day_span(ctx.today), "day")
+
+
+@register_rule(
+    r"(?P<next>(?:the\s+)?(?:next|following)\s+day|the\s+day\s+after)(?![\s-]+(?:tomorrow|after|next|off)\b)"
+    r"|the\s+day\s+before(?!\s+(?:yesterday|last)\b)",
+    when=("day",),
+)
+def _day_from_before(m: re.Match[str], ctx: Context) -> Hit | None:
+    """the next day, the following day, the day after, the day before: a day from the day named
+    before them in the message (see combine), else from today."""
+    return make_hit(m, *day_span(ctx.today), "day", anaphor=1 if m["next"] else -1)
 
 
 @register_rule(r"(?P<n>1\d|20|21)(?:st|nd|rd|th)\s+century", when=("century",))

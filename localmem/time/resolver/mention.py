@@ -70,7 +70,7 @@ def _last(end: datetime, precision: str) -> datetime:
 
 #: Words for the present: rewritten with the date they stand for, the word kept.
 _PRESENT = re.compile(
-    r"(?:right\s+|just\s+)?now|at\s+the\s+moment|at\s+present|currently|presently|as\s+we\s+speak"
+    r"(?:right\s+|just\s+)?now|at\s+the\s+moment|at\s+present|currently|presently|as\s+we\s+speak|my\s+day|this\s+day"
     r"|(?P<wide>these\s+days|nowadays)",
     re.IGNORECASE,
 )

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import localmem
 from localmem.time.resolver import TimeMention, find_times, rewrite
-from localmem.time.resolver.combine import candidate_rules
+from localmem.time.resolver.combine import candidate_rules, digit_run
 from localmem.time.resolver.context import all_rules, has_trigger, trigger_pattern, trigger_words
 
 WED = "2025-06-18T15:00:00+02:00"  # Wednesday, mid-afternoon in Berlin
@@ -983,7 +983,17 @@ def test_a_message_with_no_time_word_stops_at_the_pre_filter(text: str) -> None:
 TRIGGER_VOCAB = sorted(trigger_words() | {
     "the", "on", "in", "of", "a", "I", "ran", "will", "from", "to", "since", "until", "by", "at", "and",
     "2019", "12", "3pm", "5/6", "10:30", "07.04.2021", "1990s", "'80s", "Q3", "H1", "20161016", "-", ",", "'",
+    "7", "123", "90s", "4th", "11", "2016", "87", "3-7-27", "1865", "29th", "4-22",
 })
+
+
+@pytest.mark.parametrize(("text", "run"), [("no digits", 0), ("room 7", 1), ("the 90s", 2), ("at 123", 2),
+                                           ("in 2019", 4), ("20161016", 4)])
+def test_the_index_counts_digits_in_a_row(text: str, run: int) -> None:
+    """Rules that need a year (four digits in a row) are not woken by "room 7"."""
+    assert digit_run(text) == run
+    woken = candidate_rules(text)
+    assert all(r.digits <= run for r in woken if not (r.when & set(text.split())))
 
 
 @given(words=st.lists(st.sampled_from(TRIGGER_VOCAB), max_size=10),

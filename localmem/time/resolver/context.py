@@ -161,23 +161,25 @@ class Rule:
     pattern: re.Pattern[str]
     handler: _Handler
     when: frozenset[str]
-    digits: bool
+    digits: int  # the digits in a row a match holds (0: it may hold none, and words wake it)
 
 
 _RULES: list[Rule] = []
 _BY_WORD: dict[str, list[int]] = {}  # trigger word -> the rules (by index) it wakes
 _BY_DIGIT: list[int] = []
-_PICKED: dict[tuple[frozenset[str], bool], list[Rule]] = {}  # the rules_for answers seen so far
+_DIGIT_RUN: dict[int, int] = {}  # rule index -> the digits in a row it needs
+_PICKED: dict[tuple[frozenset[str], int], list[Rule]] = {}  # the rules_for answers seen so far
 _PICKED_MAX = 4096
 
 
-def rules_for(words: set[str], has_digit: bool) -> list[Rule]:
-    """The rules a message with these words (and maybe digits) can match, in registration order."""
+def rules_for(words: set[str], digit_run: int) -> list[Rule]:
+    """The rules a message with these words, and ``digit_run`` digits in a row at most (4 meaning
+    four or more), can match, in registration order."""
     triggers = frozenset(w for w in words if w in _BY_WORD)
-    key = (triggers, has_digit and bool(_BY_DIGIT))
+    key = (triggers, min(digit_run, 4) if _BY_DIGIT else 0)
     rules = _PICKED.get(key)
     if rules is None:
-        picked: set[int] = set(_BY_DIGIT) if has_digit else set()
+        picked = {i for i in _BY_DIGIT if _DIGIT_RUN[i] <= key[1]}
         for word in triggers:
             picked.update(_BY_WORD[word])
         rules = [_RULES[i] for i in sorted(picked)]
@@ -230,19 +232,22 @@ WORD_END = r"(?![\w/]|[.:]\d)"  # ... and ends at one
 
 
 def register_rule(
-    pattern: str, *, when: Iterable[str] = (), digits: bool = False
+    pattern: str, *, when: Iterable[str] = (), digits: bool | int = False
 ) -> Callable[[_Handler], _Handler]:
     """Register a phrase rule. It runs only on a message holding one of the words ``when``
-    (or a digit, with ``digits``): a set lookup that spares most rules on most messages."""
+    or, with ``digits``, that many digits in a row (True: one; 4 for a rule whose every match
+    holds a year): a set lookup that spares most rules on most messages."""
 
     def register(fn: _Handler) -> _Handler:
         index = len(_RULES)
         full = _B + "(?:" + pattern + ")" + WORD_END  # every branch starts and ends at a word edge
-        _RULES.append(Rule(re.compile(full), fn, frozenset(when), digits))
+        run = int(digits)
+        _RULES.append(Rule(re.compile(full), fn, frozenset(when), run))
         for word in frozenset(when):
             _BY_WORD.setdefault(word, []).append(index)
-        if digits:
+        if run:
             _BY_DIGIT.append(index)
+            _DIGIT_RUN[index] = run
         _PICKED.clear()
         return fn
 

@@ -149,7 +149,7 @@ def _named_day(m: re.Match[str], ctx: Context) -> Hit | None:
     # "2016 10 16": year, month and day apart, only as a valid date of this century or the last
     r"|(?P<sy>(?:19|20)\d\d) (?P<smo>0?[1-9]|1[0-2]) (?P<sd>0?[1-9]|[12]\d|3[01])(?![\d:]))"
     r"(?:[t\s]+(?:at\s+)?(?P<h>[01]?\d|2[0-3]):(?P<mi>[0-5]\d))?",
-    digits=True,
+    digits=4,
 )
 def _iso_date(m: re.Match[str], ctx: Context) -> Hit | None:
     """2025-06-14, 2024/03/05, 2025-06-14 09:30, 2016 10 16."""
@@ -264,7 +264,7 @@ def _weekday_day(m: re.Match[str], ctx: Context) -> Hit | None:
     return make_hit(m, *day_span(min(options, key=lambda d: abs((d - ctx.today).days))), "day", yearless=True)
 
 
-@register_rule(r"(?P<y>(?:19|20)\d\d)(?P<mo>0[1-9]|1[0-2])(?P<d>0[1-9]|[12]\d|3[01])", digits=True)
+@register_rule(r"(?P<y>(?:19|20)\d\d)(?P<mo>0[1-9]|1[0-2])(?P<d>0[1-9]|[12]\d|3[01])", digits=4)
 def _compact_date(m: re.Match[str], ctx: Context) -> Hit | None:
     """20161016, as in file names."""
     try:
@@ -275,7 +275,7 @@ def _compact_date(m: re.Match[str], ctx: Context) -> Hit | None:
 
 @register_rule(
     r"(?P<a>\d{1,2})(?:[/-](?P<y>\d{4})|(?:\s+-\s*|\s*-\s+)(?P<ys>(?:19|20)\d\d))|(?P<y2>\d{4})\s?/\s?(?P<a2>\d{1,2})|(?P<y3>\d{4})\s?[-.]\s?(?P<a3>0?[1-9]|1[0-2])(?!\d)",
-    digits=True,
+    digits=4,
 )
 def _numeric_month(m: re.Match[str], ctx: Context) -> Hit | None:
     """3/2015, 2016/11, 2016-11, 11 - 2016."""
@@ -432,7 +432,7 @@ _NOT_A_YEAR_BEFORE = re.compile(
     rf"the\s+year|year|early|mid|late|(?:the\s+)?(?:beginning|start|middle|end)\s+of|between|and|or|to)\s+"
     rf"(?P<y>{ANY_YEAR})|(?P<y2>(?:19|20)\d\d)(?=\s*[.!?,;)]|\s*$)",
     when=lx.NUMBER_TOKENS,
-    digits=True,
+    digits=4,
 )
 def _year_alone(m: re.Match[str], ctx: Context) -> Hit | None:
     """in 2022, the year 2011, since two thousand and fifteen, "... 2020" at a clause end."""
@@ -477,7 +477,7 @@ def _year_alone(m: re.Match[str], ctx: Context) -> Hit | None:
     r"|(?:(?<=the\s)|(?<=\bin\s))(?:(?P<cw>nineteen|eighteen)[\s-]+)?(?P<w>" + lx.alt(lx.DECADE_WORDS) + r")"
     r"|(?<=the\s)(?P<w2k>two\s+thousands|noughties|aughts|(?:twenty|two\s+thousand\s+and)[\s-]+(?P<wt>tens|twenties)))",
     when=(*lx.DECADE_WORDS, "noughties", "aughts", "thousands", "tens"),
-    digits=True,
+    digits=2,
 )
 def _decade(m: re.Match[str], ctx: Context) -> Hit | None:
     """the 90s, the 1990s, the '80s, the seventies."""

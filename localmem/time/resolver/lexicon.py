@@ -475,3 +475,10 @@ UNIT_WORDS = frozenset(UNITS) | frozenset(u + "s" for u in UNITS)
 HOLIDAY_WORDS = _tokens(HOLIDAYS) - {"s", "day", "of", "eve"}
 NUMBER_TOKENS = _tokens(NUMBER_WORDS) | _tokens(ORDINAL_WORDS) | {"thousand", "hundred"}
 SEASON_WORDS = frozenset(SEASONS)
+
+#: A noun after a holiday or "weekend" that makes it an attribute ("the weekend bag", "Easter eggs").
+COMPOUND_NOUN = re.compile(
+    r"\s+(?:eggs?|bunny|tree|cards?|gifts?|presents?|lists?|lights|sweaters?|jumpers?|costumes?|candy|market|movies?"
+    r"|songs?|carols?|spirit|decorations?|bags?|warriors?|editions?|rates?|pass|special|jobs?|shifts?|getaways?"
+    r"|ornaments?|dinner\s+menu|traditions?|magic|music|food|shopping|cookies?|vibes?|wishes|mood|classics?|films?)\b"
+)

@@ -84,13 +84,6 @@ def _part_of_day(m: re.Match[str], d: date, part: str) -> Hit:
     return make_hit(m, base + timedelta(hours=lo), base + timedelta(hours=hi), "part_of_day")
 
 
-COMPOUND_NOUN = re.compile(
-    r"\s+(?:eggs?|bunny|tree|cards?|gifts?|presents?|lists?|lights|sweaters?|jumpers?|costumes?|candy|market|movies?"
-    r"|songs?|carols?|spirit|decorations?|bags?|warriors?|editions?|rates?|pass|special|jobs?|shifts?|getaways?"
-    r"|ornaments?|dinner\s+menu|traditions?|magic|music|food|shopping|cookies?|vibes?|wishes|mood|classics?|films?)\b"
-)
-
-
 _REL = r"(?P<mod>this\s+past|this\s+coming|this|current|last|next|past|coming|upcoming|previous|following)"
 
 
@@ -240,7 +233,7 @@ _NOUN_AFTER = re.compile(
 @register_rule(r"(?:(?P<lead>over|on|at|during|for)\s+)?(?:the\s+|my\s+|this\s+)?weekend", when=("weekend",))
 def _the_weekend(m: re.Match[str], ctx: Context) -> Hit | None:
     """over the weekend, the weekend, my weekend: the nearest weekend in the clause's direction."""
-    if "this" in m.group().split() or COMPOUND_NOUN.match(ctx.text, m.end()):
+    if "this" in m.group().split() or lx.COMPOUND_NOUN.match(ctx.text, m.end()):
         return None  # left to "this weekend"; "the weekend bag"
     if m.group() == "weekend" and (
         _INDEFINITE_BEFORE.search(ctx.text, max(0, m.start() - 4), m.start())
@@ -571,7 +564,8 @@ _CLOCK_RANGE_BEFORE = re.compile(r"\d(?::\d\d)?\s*(?:[ap]\.?m\.?)?\s*(?:-|–|to
 
 
 @register_rule(
-    rf"(?P<cue>(?:at|around|by|from|until|till|before|after|since|between|@)\s*)?{CLOCK}",
+    # a word cue needs a space: "afternoon" is not "after noon"
+    rf"(?P<cue>(?:at|around|by|from|until|till|before|after|since|between)\s+|@\s*)?{CLOCK}",
     when=("noon", "midday", "midnight"),
     digits=True,
 )

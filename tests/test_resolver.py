@@ -1294,6 +1294,13 @@ FORMS = rows(
      "2017-04-22", "2017-04-23", "day", "point", "I'll go back on 2017-04-22"),
     ("on 29th", "see you on 29th", "2020-05-20T07:00:00+01:00", "Europe/London", "on 29th", "2020-05-29",
      "2020-05-30", "day", "point", "see you on 2020-05-29"),
+    # a week of a month under way is this year's, whatever the tense; one wholly past moves on
+    ("the second week of November, said during it", "I'll travel the second week of November",
+     "2023-11-08T09:00:00+01:00", BERLIN, "the second week of November", "2023-11-06", "2023-11-13", "week",
+     "point", "I'll travel in the week of 2023-11-06 to 2023-11-12"),
+    ("the second week of November, said after it", "I'll travel the second week of November",
+     "2023-11-13T09:00:00-05:00", "America/New_York", "the second week of November", "2024-11-11",
+     "2024-11-18", "week", "point", "I'll travel in the week of 2024-11-11 to 2024-11-17"),
 )
 
 

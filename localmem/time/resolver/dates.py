@@ -538,7 +538,10 @@ def _nth_in(m: re.Match[str], ctx: Context) -> Hit | None:
         # A year-less month follows the tense as a whole; the day inside it must too.
         direction = ctx.tense(m.start())
         shift = {"future": 1, "past": -1}.get(direction or "", 0)
-        if (shift > 0 and hit.start.date() < ctx.today) or (shift < 0 and hit.start.date() > ctx.today):
+        # a period under way is this year's in either tense ("I'll travel the second week of
+        # November" said during it); only one wholly past (future tense) or not begun (past) moves
+        assert hit.end is not None
+        if (shift > 0 and hit.end.date() <= ctx.today) or (shift < 0 and hit.start.date() > ctx.today):
             first, end = (
                 date(first.year + shift, first.month, 1),
                 add_months(date(first.year + shift, first.month, 1), 1),

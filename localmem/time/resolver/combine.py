@@ -199,14 +199,17 @@ def combine_hits(ctx: Context, hits: list[Hit]) -> list[Hit]:
 
 
 _NEAR = 80  # how far back a bare day of the month looks for the date whose month it shares
+#: A date that names its month (not "Friday", not "yesterday"): a bare day after it shares the month.
+_NAMES_MONTH = re.compile(rf"{lx.MONTH}|\d[/.-]\d")
 
 
 def _read_back(ctx: Context, hits: list[Hit]) -> list[Hit]:
     """Phrases read from the day named before them in the message.
 
-    A bare day of the month after a date takes that date's month: "May 25th - coffee - on 29th"
-    is May 29th. "the next day", "the day before" are a day from the last day named; with none
-    they are from today, flagged vague, and in a past clause (a day of a story not told) dropped.
+    A bare day of the month after a date that names its month takes that month: "May 25th -
+    coffee - on 29th" is May 29th ("I ran on Friday, I race on the 29th" keeps the tense's
+    month). "the next day", "the day before" are a day from the last day named; with none they
+    are from today, flagged vague, and in a past clause (a day of a story not told) dropped.
     """
     out: list[Hit] = []
     anchor: Hit | None = None
@@ -219,8 +222,15 @@ def _read_back(ctx: Context, hits: list[Hit]) -> list[Hit]:
             else:
                 h.start, h.end = day_span(ctx.today + timedelta(days=h.anaphor))
                 h.vague = True
-        elif h.moves == "month" and anchor is not None and anchor.start is not None and h.start is not None \
-                and not anchor.moves and h.lo - anchor.hi <= _NEAR:
+        elif (
+            h.moves == "month"
+            and anchor is not None
+            and anchor.start is not None
+            and h.start is not None
+            and not anchor.moves
+            and h.lo - anchor.hi <= _NEAR
+            and _NAMES_MONTH.search(ctx.text, anchor.lo, anchor.hi)
+        ):
             try:
                 day = anchor.start.date().replace(day=h.start.day)
             except ValueError:  # "on the 31st" after a date in a shorter month: keep the tense's month

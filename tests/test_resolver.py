@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 
 import localmem
 from localmem.time.resolver import TimeMention, find_times, rewrite
+from localmem.time.resolver.combine import candidate_rules, digit_run
+from localmem.time.resolver.context import all_rules, has_trigger, trigger_pattern, trigger_words
 
 WED = "2025-06-18T15:00:00+02:00"  # Wednesday, mid-afternoon in Berlin
 BERLIN = "Europe/Berlin"
@@ -953,6 +955,60 @@ def test_find_times_is_well_formed(words: list[str], tz: str, sent: datetime) ->
             assert at is None or getattr(at.tzinfo, "key", None) == tz
 
 
+# -- the pre-filter and the trigger index: they may only skip what no rule could read -----------------------
+
+def test_every_rules_trigger_words_are_in_the_pre_filter() -> None:
+    """The pre-filter is built from the registry: every rule's words (and digits) pass it, in a sentence."""
+    pattern = trigger_pattern()
+    for rule in all_rules():
+        for word in rule.when:
+            assert pattern.fullmatch(word), (rule.handler.__name__, word)
+            assert has_trigger(f"so {word}, ok"), (rule.handler.__name__, word)
+        if rule.digits:
+            assert has_trigger("room 7 is free"), rule.handler.__name__
+    assert trigger_words() == {w for rule in all_rules() for w in rule.when}
+
+
+@pytest.mark.parametrize("text", [
+    "Thanks, that helps a lot!",
+    "I love my yoga class",
+    "Can you pass the salt?",
+    "we are so proud of her",
+])
+def test_a_message_with_no_time_word_stops_at_the_pre_filter(text: str) -> None:
+    assert not has_trigger(text.lower())
+    assert found(text) == []
+
+
+TRIGGER_VOCAB = sorted(trigger_words() | {
+    "the", "on", "in", "of", "a", "I", "ran", "will", "from", "to", "since", "until", "by", "at", "and",
+    "2019", "12", "3pm", "5/6", "10:30", "07.04.2021", "1990s", "'80s", "Q3", "H1", "20161016", "-", ",", "'",
+    "7", "123", "90s", "4th", "11", "2016", "87", "3-7-27", "1865", "29th", "4-22",
+})
+
+
+@pytest.mark.parametrize(("text", "run"), [("no digits", 0), ("room 7", 1), ("the 90s", 2), ("at 123", 2),
+                                           ("in 2019", 4), ("20161016", 4)])
+def test_the_index_counts_digits_in_a_row(text: str, run: int) -> None:
+    """Rules that need a year (four digits in a row) are not woken by "room 7"."""
+    assert digit_run(text) == run
+    woken = candidate_rules(text)
+    assert all(r.digits <= run for r in woken if not (r.when & set(text.split())))
+
+
+@given(words=st.lists(st.sampled_from(TRIGGER_VOCAB), max_size=10),
+       glue=st.sampled_from([" ", "  ", "-", "/", ". ", "\n"]))
+def test_the_trigger_index_never_hides_a_phrase(words: list[str], glue: str) -> None:
+    """Every rule whose pattern matches somewhere in a message is among the rules the index wakes for it,
+    and a message failing the pre-filter matches no rule at all."""
+    low = glue.join(words).lower()
+    woken = {id(r) for r in candidate_rules(low)}
+    matching = [r for r in all_rules() if r.pattern.search(low)]
+    assert all(id(r) in woken for r in matching), [r.handler.__name__ for r in matching if id(r) not in woken]
+    if not has_trigger(low):
+        assert matching == []
+
+
 # -- round two: forms a journaling app meets every day -----------------------------------------------------
 # (id, text, sent, zone, phrase, start, end, precision, kind, the text rewritten)
 
@@ -1175,7 +1231,112 @@ FORMS = rows(
     ("this past Friday, said on Sunday", "This past Friday at dance class I felt it",
      "2023-07-23T18:46:00+00:00", "UTC", "This past Friday", "2023-07-21", "2023-07-22", "day", "point",
      "On 2023-07-21 at dance class I felt it"),
+    # anchored relatives are one mention: "the last weekend before X" is the weekend before X
+    ("last weekend before April 10, 2023", "We went hiking last weekend before April 10, 2023.",
+     "2023-05-08T12:00:00+02:00", BERLIN, "last weekend before April 10, 2023", "2023-04-08", "2023-04-10",
+     "weekend", "point", "We went hiking on the weekend of 2023-04-08 to 2023-04-09."),
+    ("the last weekend before 10 April, Sydney", "What did she do the last weekend before 10 April?",
+     "2023-05-08T12:00:00+10:00", "Australia/Sydney", "the last weekend before 10 April", "2023-04-08",
+     "2023-04-10", "weekend", "point", "What did she do on the weekend of 2023-04-08 to 2023-04-09?"),
+    ("the first Sunday after Easter 2023", "We met the first Sunday after Easter 2023",
+     "2023-06-01T09:00:00-07:00", "America/Los_Angeles", "the first Sunday after Easter 2023", "2023-04-16",
+     "2023-04-17", "day", "point", "We met on 2023-04-16"),
+    # a relative weekday before a date on another weekday is read from that date
+    ("last Friday on 23 January 2022", "I met her last Friday on 23 January 2022",
+     "2023-05-08T12:00:00+00:00", "UTC", "last Friday on 23 January 2022", "2022-01-21", "2022-01-22",
+     "day", "point", "I met her on 2022-01-21"),
+    ("last Friday on 21 January 2022, Kolkata", "I met her last Friday on 21 January 2022",
+     "2023-05-08T12:00:00+05:30", "Asia/Kolkata", "last Friday on 21 January 2022", "2022-01-21",
+     "2022-01-22", "day", "point", "I met her on 2022-01-21"),
+    # "weekend" as a noun keeps its word when rewritten
+    ("a great weekend", "We had a great weekend", "2023-05-08T12:00:00+02:00", BERLIN, "weekend",
+     "2023-05-06", "2023-05-08", "weekend", "point", "We had a great weekend (2023-05-06 to 2023-05-07)"),
+    ("spent the weekend hiking", "Spent the weekend hiking", "2023-05-08T12:00:00+00:00", "UTC",
+     "the weekend", "2023-05-06", "2023-05-08", "weekend", "point",
+     "Spent the weekend (2023-05-06 to 2023-05-07) hiking"),
+    # business days skip Saturdays and Sundays; "the next 4" end after the fourth
+    ("the next 4 business days, Monday", "Block the next 4 business days for the move",
+     "2018-08-20T10:00:00+02:00", BERLIN, "the next 4 business days", "2018-08-21", "2018-08-25", "day",
+     "range", "Block from 2018-08-21 to 2018-08-24 for the move"),
+    ("the previous 3 working days, New York", "I was sick the previous 3 working days",
+     "2018-08-21T10:00:00-04:00", "America/New_York", "the previous 3 working days", "2018-08-16",
+     "2018-08-21", "day", "range", "I was sick from 2018-08-16 to 2018-08-20"),
+    ("in four business days, said on a Friday", "The parcel arrives in four business days",
+     "2018-08-24T16:00:00+10:00", "Australia/Sydney", "in four business days", "2018-08-30", "2018-08-31",
+     "day", "point", "The parcel arrives on 2018-08-30"),
+    # "for N days from today" is the span; "N weeks in the future" the day it lands on
+    ("for 3 days from today", "Set me out of office for 3 days from today", "2018-05-23T10:00:00+05:30",
+     "Asia/Kolkata", "for 3 days from today", "2018-05-23", "2018-05-26", "day", "range",
+     "Set me out of office from 2018-05-23 to 2018-05-25"),
+    ("4 weeks in the future", "It will happen 4 weeks in the future", "2016-11-07T09:00:00+00:00", "UTC",
+     "4 weeks in the future", "2016-12-05", "2016-12-06", "day", "point", "It will happen on 2016-12-05"),
+    # two-digit years: "of 87" at a clause's end; in a future clause the next such year (20 years ahead)
+    ("15 April of 87", "I was born on 15 April of 87", "2018-05-01T09:00:00+02:00", BERLIN,
+     "on 15 April of 87", "1987-04-15", "1987-04-16", "day", "point", "I was born on 1987-04-15"),
+    ("3-7-27 in a future clause", "I'll go back 3-7-27", "2016-11-07T09:00:00-08:00", "America/Los_Angeles",
+     "3-7-27", "2027-03-07", "2027-03-08", "day", "point", "I'll go back on 2027-03-07"),
+    # numbers apart: "2016 10 16" (a valid date), "11 - 2016"
+    ("2016 10 16", "On 2016 10 16, the conference started.", "2017-01-01T09:00:00+00:00", "UTC",
+     "On 2016 10 16", "2016-10-16", "2016-10-17", "day", "point", "On 2016-10-16, the conference started."),
+    ("11 - 2016", "I'll be out 11 - 2016", "2016-10-07T09:00:00+01:00", "Europe/London", "11 - 2016",
+     "2016-11-01", "2016-12-01", "month", "point", "I'll be out in 2016-11"),
+    # today as a noun keeps its word; "the past day" is yesterday, as "the past week" the seven days before
+    ("my day", "What does my day look like?", "2016-11-07T07:00:00+05:30", "Asia/Kolkata", "my day",
+     "2016-11-07", "2016-11-08", "day", "point", "What does my day (2016-11-07) look like?"),
+    ("over the past day", "It rained over the past day", "2016-11-07T07:00:00+00:00", "UTC",
+     "over the past day", "2016-11-06", "2016-11-07", "day", "point", "It rained on 2016-11-06"),
+    # more dates: "back to 1865", "in the April", "on 4-22" (a day after "on" at a clause's end), "on 29th"
+    ("back to 1865", "It dates back to 1865.", "2020-06-01T07:00:00+00:00", "UTC", "1865", "1865-01-01",
+     "1866-01-01", "year", "point", "It dates back to 1865."),
+    ("in the April", "I went back to China in the April.", "2018-05-24T07:00:00+08:00", "Asia/Shanghai",
+     "in the April", "2018-04-01", "2018-05-01", "month", "point", "I went back to China in 2018-04."),
+    ("on 4-22", "I'll go back on 4-22", "2016-11-07T07:00:00-05:00", "America/New_York", "on 4-22",
+     "2017-04-22", "2017-04-23", "day", "point", "I'll go back on 2017-04-22"),
+    ("on 29th", "see you on 29th", "2020-05-20T07:00:00+01:00", "Europe/London", "on 29th", "2020-05-29",
+     "2020-05-30", "day", "point", "see you on 2020-05-29"),
+    # a week of a month under way is this year's, whatever the tense; one wholly past moves on
+    ("the second week of November, said during it", "I'll travel the second week of November",
+     "2023-11-08T09:00:00+01:00", BERLIN, "the second week of November", "2023-11-06", "2023-11-13", "week",
+     "point", "I'll travel in the week of 2023-11-06 to 2023-11-12"),
+    ("the second week of November, said after it", "I'll travel the second week of November",
+     "2023-11-13T09:00:00-05:00", "America/New_York", "the second week of November", "2024-11-11",
+     "2024-11-18", "week", "point", "I'll travel in the week of 2024-11-11 to 2024-11-17"),
 )
+
+
+READ_BACK = rows(
+    ("a bare day takes the month of the date before it",
+     "Lunch with Jane on May 25th, then dinner on the 29th", "2020-06-16T09:00:00+02:00", BERLIN,
+     [("on May 25th", "2020-05-25", "2020-05-26", False), ("on the 29th", "2020-05-29", "2020-05-30", False)],
+     "Lunch with Jane on 2020-05-25, then dinner on 2020-05-29"),
+    ("a bare day after a weekday keeps its tense's month", "We met on Friday. I will race on the 29th.",
+     TUE, BERLIN,
+     [("on Friday", "2026-11-27", "2026-11-28", False), ("on the 29th", "2026-12-29", "2026-12-30", False)],
+     "We met on 2026-11-27. I will race on 2026-12-29."),
+    ("the day after a date", "We arrive on June 3 and leave the day after", "2020-05-01T09:00:00-07:00",
+     "America/Los_Angeles",
+     [("on June 3", "2020-06-03", "2020-06-04", False), ("the day after", "2020-06-04", "2020-06-05", False)],
+     "We arrive on 2020-06-03 and leave on 2020-06-04"),
+    ("the next day after a weekday", "I saw the concert on Friday and the next day I flew home",
+     "2016-11-09T20:00:00+11:00", "Australia/Sydney",
+     [("on Friday", "2016-11-04", "2016-11-05", False), ("the next day", "2016-11-05", "2016-11-06", False)],
+     "I saw the concert on 2016-11-04 and on 2016-11-05 I flew home"),
+    ("the day after, nothing before it: tomorrow, vague", "What's your plan for the day after?",
+     "2018-11-08T10:00:00+01:00", BERLIN, [("the day after", "2018-11-09", "2018-11-10", True)],
+     "What's your plan for 2018-11-09?"),
+    ("the next day of an untold story", "Got home late and the next day I slept in",
+     "2016-11-09T20:00:00+00:00", "UTC", [], "Got home late and the next day I slept in"),
+)
+
+
+@pytest.mark.parametrize(("text", "sent", "tz", "expected", "rewritten"), READ_BACK)
+def test_phrases_read_from_the_day_named_before_them(text: str, sent: str, tz: str,
+                                                      expected: list[tuple[str, str, str, bool]],
+                                                      rewritten: str) -> None:
+    """A bare day of the month, "the next day", "the day before" take the day named before them."""
+    mentions = found(text, sent=sent, tz=tz)
+    assert [(m.phrase, *interval(m), m.vague) for m in mentions] == expected
+    assert rewrite(text, mentions) == rewritten
 
 
 @pytest.mark.parametrize(
@@ -1208,6 +1369,12 @@ NOT_TIMES_TOO = rows(
     ("a cardinal before a month, no year", "It was one May day."),
     ("for the day we met", "I saved it for the day we met"),
     ("a holiday as an adjective", "Do you have any favorite Thanksgiving traditions?"),
+    ("a weekend yoga class", "I joined a weekend yoga class."),
+    ("weekend trips", "We love weekend trips."),
+    ("a working day as a noun", "It was a long working day."),
+    ("two digits after 'of' mid-clause", "I met April of 12 people in the club."),
+    ("to this day", "To this day I remember her laugh."),
+    ("a score after 'on'", "We won on 4-2 in the final."),
 )
 
 

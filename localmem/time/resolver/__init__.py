@@ -20,7 +20,10 @@ Conventions (choices, written down so they can be argued with):
   "previous Friday" is always last week's. "the week of April 10" and "w/c
   Feb 4" are the calendar week holding that day; "a week starting tomorrow"
   is the seven days from it. A week named before weekdays places them: "next
-  week between Wednesday and Friday".
+  week between Wednesday and Friday". A relative weekday before a date on
+  another weekday is read from that date: "last Friday on 23 January 2022" (a
+  Sunday) is the 21st. Business (working) days skip Saturdays and Sundays:
+  "in four business days", "the next 4 business days" (ending after the fourth).
 - **Tense decides direction** for anything that names a day or month without
   fixing which one: "I ran on Friday" is the Friday before today, "I'll run on
   Friday" and "I'm running on Friday" the next one; a bare weekday in a
@@ -54,11 +57,18 @@ Conventions (choices, written down so they can be argued with):
   weeks from now"). Weekends and weekdays are counted one by one from today:
   "two weekends ago" is the one before last weekend, "in two weekends" the
   second to come (this week's is the first, on a weekday), "two Sundays from
-  now" the second Sunday ahead. Nothing finer than the phrase is invented.
-- **The present.** "now", "currently", "at the moment", "at present" are the
-  day it was said (rewritten "now (2025-06-18)"); "these days" and "nowadays"
-  the month up to it, vague; "from now on" is since today, "until now" until
-  the moment it was said. "now and then", "now that" are not times.
+  now" the second Sunday ahead. "for 3 days from today" is the three days from
+  today. Nothing finer than the phrase is invented.
+- **The present.** "now", "currently", "at the moment", "at present", "my day",
+  "this day" are the day it was said (rewritten "now (2025-06-18)"); "these
+  days" and "nowadays" the month up to it, vague; "from now on" is since today,
+  "until now" until the moment it was said; "the past day" is yesterday. "now
+  and then", "now that", "to this day" are not times.
+- **Read from the day named before.** A bare day of the month after a date
+  takes that date's month ("May 25th - coffee - on 29th" is May 29th). "the next
+  day", "the day after", "the day before" are a day from the last day named;
+  with none they are from today and vague, and in a past clause (a day of a
+  story not told) they are not read.
 - **Ranges** ("from July to September", "between Monday and Wednesday",
   "June 3-5") include their last named day, month or year: the end is where
   the second part's period ends. Year-less ends are read together: the second
@@ -89,7 +99,12 @@ Conventions (choices, written down so they can be argued with):
   break" Good Friday to Easter Monday, "Thanksgiving break" Thursday to Sunday.
 - **Years as adjectives** ("a 2010 trip", "the 2019 season") are that year and
   keep their words when rewritten; not before a measure ("a 2000 calorie
-  diet") or more than ten years ahead ("the 2048 game").
+  diet") or more than ten years ahead ("the 2048 game"). A two-digit year is
+  the latest at most ten years ahead ("April of 87" is 1987), in a future clause
+  the next one within twenty years ("I'll go back 3-7-27" said in 2016 is 2027).
+- **Weekend as a kind**: "a weekend yoga class", "weekend trips" are not a
+  weekend; "had a great weekend", "spent the weekend hiking" are, and keep the
+  word when rewritten ("a great weekend (2025-06-14 to 2025-06-15)").
 - **Decades**: "the 90s", "the nineties", "the 1990s", "the nineteen
   seventies", "the noughties"; a two-digit decade is the latest one not in the
   future.
@@ -103,6 +118,11 @@ Conventions (choices, written down so they can be argued with):
   weeks" said in the past tense), the modal "may", "march" the verb, ordinals
   ("my second marathon", "the 3rd floor"), "now and then", habits ("every
   Monday", "on Mondays"), scores, paces, part numbers and fractions.
+- **Every branch of a rule starts and ends at a word edge** (not inside a
+  number: "Dec/2018-May/2019" is a range, not "18-May/2019").
+- **The pre-filter.** A message holding none of the rules' trigger words (nor
+  a digit) returns before any context is built; the trigger pattern is built
+  from the registered rules, so a new rule's words are in it.
 - **Linear work.** Each rule scans the text once; overlaps are settled with a
   sorted index and tense with a bisected clause list; the few look-backs read
   a fixed window (40 characters for a sentence start when rewriting, 80 for a
@@ -126,7 +146,7 @@ from ...errors import InvalidInputError, NaiveDatetimeError
 from ..clock import UTC_ZONE, zone
 from . import dates, holidays, relative, spans  # noqa: F401  (registers their rules)
 from .combine import candidate_rules, combine_hits, scan
-from .context import Context
+from .context import Context, has_trigger
 from .mention import TimeMention
 
 __all__ = ["TimeMention", "find_times", "rewrite", "DATE_ORDERS"]
@@ -179,6 +199,8 @@ def find_times(
         raise InvalidInputError(f"date_order={date_order!r} is not known: expected one of {DATE_ORDERS}")
     z = zone(tz)
     low = _fold_case(text)
+    if not has_trigger(low):  # most chat has no time word: one search, no context built
+        return []
     rules = candidate_rules(low)
     if not rules:  # no word in the message could start a time phrase
         return []

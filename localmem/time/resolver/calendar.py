@@ -60,8 +60,15 @@ def weekend_span(week_monday: date) -> tuple[datetime, datetime]:
 
 
 def shift_date(d: date, unit: str, n: float) -> date:
+    """``d`` moved ``n`` units; a workday (business day) step skips Saturdays and Sundays."""
     if unit in ("day",):
         return d + timedelta(days=round(n))
+    if unit == "workday":
+        step, count = (1 if n >= 0 else -1), abs(round(n))
+        while count:
+            d += timedelta(days=step)
+            count -= d.weekday() < 5
+        return d
     if unit in ("week", "fortnight"):
         return d + timedelta(days=round(n * (14 if unit == "fortnight" else 7)))
     months = {"month": 1, "quarter": 3, "year": 12, "decade": 120}[unit]
@@ -116,3 +123,26 @@ def years_later(at: datetime, n: int) -> datetime:
         return at.replace(year=at.year + n)
     except ValueError:  # 29 February
         return at.replace(year=at.year + n, day=28)
+
+
+def weekday_from(mod: str, wd: int, today: date) -> date:
+    """The weekday ``wd`` that ``mod`` ("last", "next", "this past", ...) names, seen from ``today``.
+
+    "last Friday" is the Friday of last week and "next Friday" the Friday of next week;
+    "this Friday" the one in this week; "this past" and "this coming" the nearest ones.
+    Said on a Saturday or Sunday, when the week's days are over, "last Friday" is the one
+    just gone."""
+    week = week_start(today)
+    back = today - timedelta(days=(today.weekday() - wd - 1) % 7 + 1)
+    ahead = today + timedelta(days=(wd - today.weekday() - 1) % 7 + 1)
+    if mod == "this":
+        return week + timedelta(days=wd)
+    if mod == "last" and today.weekday() >= 5:
+        return back
+    if mod in ("last", "previous"):
+        return week - timedelta(days=7 - wd)
+    if mod in ("next", "following"):
+        return week + timedelta(days=7 + wd)
+    if mod in ("this past", "past"):
+        return back
+    return ahead  # this coming, coming, upcoming

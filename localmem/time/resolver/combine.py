@@ -7,7 +7,17 @@ import re
 from datetime import date, timedelta
 
 from . import lexicon as lx
-from .calendar import ONE_DAY, RANK, add_months, day_span, midnight, month_span, week_start, years_later
+from .calendar import (
+    ONE_DAY,
+    RANK,
+    add_months,
+    day_span,
+    midnight,
+    month_span,
+    week_start,
+    weekday_from,
+    years_later,
+)
 from .context import Context, Hit, Rule, rules_for
 from .relative import CLOCK, DURATION, clock_parts, counted_offset
 
@@ -15,9 +25,23 @@ _WORD = re.compile(r"[a-z]+")
 _DIGIT = re.compile(r"\d")
 
 
+_DIGITS_2 = re.compile(r"\d\d")
+_DIGITS_4 = re.compile(r"\d{4}")
+
+
+def digit_run(text: str) -> int:
+    """How many digits in a row ``text`` holds, as the rule index counts: 0, 1, 2 or 4 (for four
+    or more; three counts as two)."""
+    if _DIGIT.search(text) is None:
+        return 0
+    if _DIGITS_2.search(text) is None:
+        return 1
+    return 4 if _DIGITS_4.search(text) is not None else 2
+
+
 def candidate_rules(text: str) -> list[Rule]:
     """The rules worth running on ``text`` (lower-cased): those its words or digits can wake."""
-    return rules_for(set(_WORD.findall(text)), _DIGIT.search(text) is not None)
+    return rules_for(set(_WORD.findall(text)), digit_run(text))
 
 
 def scan(ctx: Context, rules: list[Rule]) -> list[Hit]:
@@ -82,7 +106,8 @@ _EVENT = r"(?:(?:the|my|our|his|her|their|your|a|an)\s+[a-z'-]+(?:\s+[a-z'-]+)?\
 
 
 _UNIT_AROUND = re.compile(
-    rf"\b(?:the\s+)?(?P<u>day|week|weekend|month|year|{lx.WEEKDAY_FULL})\s+"
+    # "the last weekend before April 10", "the first Sunday after Easter": the nearest one, as without
+    rf"\b(?:the\s+)?(?:(?:last|final|first|next)\s+)?(?P<u>day|week|weekend|month|year|{lx.WEEKDAY_FULL})\s+"
     rf"(?P<dir>before|after|following|prior\s+to)\s+{_EVENT}$"
 )
 
@@ -134,6 +159,7 @@ def combine_hits(ctx: Context, hits: list[Hit]) -> list[Hit]:
             b.lo = a.lo  # "Friday 7/6", "this friday (jun-15)": the date says which Friday
             if b.yearless and b.start is not None and a.start is not None:
                 _same_weekday(ctx, b, a.start.weekday())  # ... and the Friday which year
+            _anchored_weekday(text, a, b)
             i += 1
             continue
         if b is not None and b.lo - a.hi <= 16:
@@ -169,7 +195,66 @@ def combine_hits(ctx: Context, hits: list[Hit]) -> list[Hit]:
         if kept and _weekday_of_offset(ctx, kept[-1], h):
             kept.pop()
         kept.append(h)
-    return kept
+    return _read_back(ctx, kept)
+
+
+_NEAR = 80  # how far back a bare day of the month looks for the date whose month it shares
+#: A date that names its month (not "Friday", not "yesterday"): a bare day after it shares the month.
+_NAMES_MONTH = re.compile(rf"{lx.MONTH}|\d[/.-]\d")
+
+
+def _read_back(ctx: Context, hits: list[Hit]) -> list[Hit]:
+    """Phrases read from the day named before them in the message.
+
+    A bare day of the month after a date that names its month takes that month: "May 25th -
+    coffee - on 29th" is May 29th ("I ran on Friday, I race on the 29th" keeps the tense's
+    month). "the next day", "the day before" are a day from the last day named; with none they
+    are from today, flagged vague, and in a past clause (a day of a story not told) dropped.
+    """
+    out: list[Hit] = []
+    anchor: Hit | None = None
+    for h in hits:
+        if h.anaphor:
+            if anchor is not None and anchor.start is not None:
+                h.start, h.end = day_span(anchor.start.date() + timedelta(days=h.anaphor))
+            elif ctx.tense(h.lo) == "past":
+                continue
+            else:
+                h.start, h.end = day_span(ctx.today + timedelta(days=h.anaphor))
+                h.vague = True
+        elif (
+            h.moves == "month"
+            and anchor is not None
+            and anchor.start is not None
+            and h.start is not None
+            and not anchor.moves
+            and h.lo - anchor.hi <= _NEAR
+            and _NAMES_MONTH.search(ctx.text, anchor.lo, anchor.hi)
+        ):
+            try:
+                day = anchor.start.date().replace(day=h.start.day)
+            except ValueError:  # "on the 31st" after a date in a shorter month: keep the tense's month
+                day = None
+            if day is not None:
+                h.start, h.end = day_span(day)
+        if h.kind == "point" and h.precision == "day" and h.start is not None:
+            anchor = h
+        out.append(h)
+    return out
+
+
+_WEEKDAY_MOD = re.compile(r"(?:the\s+)?(this\s+past|this\s+coming|[a-z]+)\s")
+
+
+def _anchored_weekday(text: str, a: Hit, b: Hit) -> None:
+    """ "last Friday on 23 January 2022" (a Sunday): a relative weekday before a date on another
+    weekday is read from that date, as if said then (the Friday just gone, the 21st)."""
+    if a.start is None or b.start is None or b.start.weekday() == a.start.weekday():
+        return
+    m = _WEEKDAY_MOD.match(text, a.lo)
+    mod = " ".join(m[1].split()) if m else ""
+    if mod in lx.RELATIVE_WEEKDAY_MODS:
+        b.start, b.end = day_span(weekday_from(mod, a.start.weekday(), b.start.date()))
 
 
 _OFFSET_WEEKDAY_GAP = re.compile(r"\s*,?\s*")

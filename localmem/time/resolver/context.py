@@ -30,6 +30,7 @@ class Hit:
     present: bool = False  # "now": the send time, and the end of a range that reaches it
     counted: bool = False  # an amount from a time ("two weeks from now"), which a weekday next to it narrows
     weekdays: bool = False  # a range of weekdays ("Tuesday to Thursday"), which a week before it places
+    anaphor: int = 0  # "the next day" (+1), "the day before" (-1): a day from the day named before it
 
 
 _CLAUSE_BREAK = re.compile(r"[.!?;\n]+(?:\s|$)|\bbut\b|,\s*(?:and|so|then)\b")
@@ -160,20 +161,68 @@ class Rule:
     pattern: re.Pattern[str]
     handler: _Handler
     when: frozenset[str]
-    digits: bool
+    digits: int  # the digits in a row a match holds (0: it may hold none, and words wake it)
 
 
 _RULES: list[Rule] = []
 _BY_WORD: dict[str, list[int]] = {}  # trigger word -> the rules (by index) it wakes
 _BY_DIGIT: list[int] = []
+_DIGIT_RUN: dict[int, int] = {}  # rule index -> the digits in a row it needs
+_PICKED: dict[tuple[frozenset[str], int], list[Rule]] = {}  # the rules_for answers seen so far
+_PICKED_MAX = 4096
 
 
-def rules_for(words: set[str], has_digit: bool) -> list[Rule]:
-    """The rules a message with these words (and maybe digits) can match, in registration order."""
-    picked: set[int] = set(_BY_DIGIT) if has_digit else set()
-    for word in words:
-        picked.update(_BY_WORD.get(word, ()))
-    return [_RULES[i] for i in sorted(picked)]
+def rules_for(words: set[str], digit_run: int) -> list[Rule]:
+    """The rules a message with these words, and ``digit_run`` digits in a row at most (4 meaning
+    four or more), can match, in registration order."""
+    triggers = frozenset(w for w in words if w in _BY_WORD)
+    key = (triggers, min(digit_run, 4) if _BY_DIGIT else 0)
+    rules = _PICKED.get(key)
+    if rules is None:
+        picked = {i for i in _BY_DIGIT if _DIGIT_RUN[i] <= key[1]}
+        for word in triggers:
+            picked.update(_BY_WORD[word])
+        rules = [_RULES[i] for i in sorted(picked)]
+        if len(_PICKED) >= _PICKED_MAX:  # many distinct word sets: start over rather than grow
+            _PICKED.clear()
+        _PICKED[key] = rules
+    return rules
+
+
+def all_rules() -> list[Rule]:
+    """Every registered rule, in registration order (what the trigger index picks from)."""
+    return list(_RULES)
+
+
+def trigger_words() -> frozenset[str]:
+    """Every word that wakes some rule: the union of the rules' ``when``."""
+    return frozenset(_BY_WORD)
+
+
+_DIGIT = re.compile(r"\d")
+_trigger: tuple[int, re.Pattern[str]] | None = None
+
+
+def trigger_pattern() -> re.Pattern[str]:
+    """Every rule's ``when`` words in one pattern, each ending at a letter boundary.
+
+    Built from the registry on first use (and again after a rule is registered), so a new
+    rule's words are in it without anyone listing them. It is a plain alternation of letters
+    (a trie), which lets ``re`` skip to a possible first letter instead of trying every spot.
+    """
+    global _trigger
+    if _trigger is None or _trigger[0] != len(_RULES):
+        _trigger = (len(_RULES), re.compile(lx.alt(_BY_WORD) + "(?![a-z])" if _BY_WORD else "(?!)"))
+    return _trigger[1]
+
+
+def has_trigger(text: str) -> bool:
+    """Whether the lower-cased ``text`` could wake any rule: a ``when`` word or, when some rule
+    reads digits, a digit. A necessary condition only ("xmay" passes): a message failing it
+    holds no time phrase, and the word index decides which rules run on one passing it."""
+    if _BY_DIGIT and _DIGIT.search(text) is not None:
+        return True
+    return trigger_pattern().search(text) is not None
 
 
 _B = r"(?<![\w/.:])"  # a phrase starts at a word edge, not inside a number or a path
@@ -183,18 +232,23 @@ WORD_END = r"(?![\w/]|[.:]\d)"  # ... and ends at one
 
 
 def register_rule(
-    pattern: str, *, when: Iterable[str] = (), digits: bool = False
+    pattern: str, *, when: Iterable[str] = (), digits: bool | int = False
 ) -> Callable[[_Handler], _Handler]:
     """Register a phrase rule. It runs only on a message holding one of the words ``when``
-    (or a digit, with ``digits``): a set lookup that spares most rules on most messages."""
+    or, with ``digits``, that many digits in a row (True: one; 4 for a rule whose every match
+    holds a year): a set lookup that spares most rules on most messages."""
 
     def register(fn: _Handler) -> _Handler:
         index = len(_RULES)
-        _RULES.append(Rule(re.compile(_B + pattern + WORD_END), fn, frozenset(when), digits))
+        full = _B + "(?:" + pattern + ")" + WORD_END  # every branch starts and ends at a word edge
+        run = int(digits)
+        _RULES.append(Rule(re.compile(full), fn, frozenset(when), run))
         for word in frozenset(when):
             _BY_WORD.setdefault(word, []).append(index)
-        if digits:
+        if run:
             _BY_DIGIT.append(index)
+            _DIGIT_RUN[index] = run
+        _PICKED.clear()
         return fn
 
     return register

@@ -49,6 +49,22 @@ _CARDINAL_DAY = (
 )
 
 
+#: "15 April of 87": two digits after "of" are a year only at a clause's end ("May of 12 people" is not).
+_OF_YY = r"\s+of\s+'?(?P<yy>\d\d)(?=\s*(?:[.,!?;)]|$))"
+
+
+def two_digit_year(yy: int, ctx: Context, pos: int) -> int:
+    """The year a two-digit year names: in a future clause the first one not before this year
+    (within 20 years: "I'll go back 3-7-27" said in 2016 is 2027); otherwise the latest one at
+    most ten years ahead ("born in April of 87" is 1987, "Jan '29" said in 2026 is 2029)."""
+    this = ctx.today.year
+    if ctx.tense(pos) == "future":
+        ahead = next((c + yy for c in (this // 100 * 100, this // 100 * 100 + 100) if c + yy >= this), this)
+        if ahead - this <= 20:
+            return ahead
+    return 2000 + yy if 2000 + yy <= this + 10 else 1900 + yy
+
+
 def year_of(text: str) -> int:
     text = " ".join(text.replace(" and ", " ").split())
     if text.isdigit():
@@ -113,7 +129,7 @@ def _weekday_of(year: int, month: int, day: int) -> int | None:
 )
 @register_rule(
     rf"{_LEAD_WD}(?:the\s+)?(?P<d>{lx.DAY}|(?<=on\s){_CARDINAL_BEFORE})(?:\s+of)?[\s-]+(?P<m>{lx.MONTH})"
-    rf"(?:(?:,\s*|\s+|-)(?:in\s+|of\s+)?(?P<y>{ANY_YEAR}))?",
+    rf"(?:(?:,\s*|\s+|-)(?:in\s+|of\s+)?(?P<y>{ANY_YEAR})|{_OF_YY})?",
     when=lx.MONTH_WORDS,
 )
 def _named_day(m: re.Match[str], ctx: Context) -> Hit | None:
@@ -123,24 +139,32 @@ def _named_day(m: re.Match[str], ctx: Context) -> Hit | None:
     if cardinal and not m["y"] and m.start("d") < m.start("m"):
         return None  # "on one May day": a cardinal before the month only with a year after it
     day = lx.number(d) if cardinal else lx.day_number(d)
-    return yearless_day(m, ctx, lx.MONTHS[m["m"].rstrip(".")], day or 0, m["y"])
+    yy = m.groupdict().get("yy")
+    year = str(two_digit_year(int(yy), ctx, m.start())) if yy else m["y"]
+    return yearless_day(m, ctx, lx.MONTHS[m["m"].rstrip(".")], day or 0, year)
 
 
 @register_rule(
-    r"(?P<y>\d{4})[-/.](?P<mo>\d{1,2})[-/.](?P<d>\d{1,2})"
+    r"(?:(?P<y>\d{4})[-/.](?P<mo>\d{1,2})[-/.](?P<d>\d{1,2})"
+    # "2016 10 16": year, month and day apart, only as a valid date of this century or the last
+    r"|(?P<sy>(?:19|20)\d\d) (?P<smo>0?[1-9]|1[0-2]) (?P<sd>0?[1-9]|[12]\d|3[01])(?![\d:]))"
     r"(?:[t\s]+(?:at\s+)?(?P<h>[01]?\d|2[0-3]):(?P<mi>[0-5]\d))?",
-    digits=True,
+    digits=4,
 )
 def _iso_date(m: re.Match[str], ctx: Context) -> Hit | None:
-    """2025-06-14, 2024/03/05, 2025-06-14 09:30."""
+    """2025-06-14, 2024/03/05, 2025-06-14 09:30, 2016 10 16."""
     try:
-        d = date(int(m["y"]), int(m["mo"]), int(m["d"]))
+        d = date(int(m["y"] or m["sy"]), int(m["mo"] or m["smo"]), int(m["d"] or m["sd"]))
     except ValueError:
         return None
     if m["h"]:
         at = datetime.combine(d, time(int(m["h"]), int(m["mi"])))
         return make_hit(m, at, at + timedelta(minutes=1), "minute")
     return make_hit(m, *day_span(d), "day")
+
+
+_ON_BEFORE = re.compile(r"on\s")
+_CLAUSE_END_AFTER = re.compile(r"\s*(?:[.,!?;)]|$|at\b)")
 
 
 _DATE_CUE_BEFORE = re.compile(
@@ -163,8 +187,10 @@ def _numeric_date(m: re.Match[str], ctx: Context) -> Hit | None:
     """03/04, 3/4/2024, 21/04/16, 02-02-2020: month first unless date_order says day first."""
     a, b = int(m["a"]), int(m["b"] or m["b2"])
     if m["b2"] and not m["y2"]:
-        if not _NAMED_WEEKDAY.match(m.group()):
-            return None  # "won 3-2", "3-5 days": only a weekday makes "7-6" a date ("Friday 7-6")
+        if not (_NAMED_WEEKDAY.match(m.group()) or (
+            _ON_BEFORE.match(m.group()) and _CLAUSE_END_AFTER.match(ctx.text, m.end())
+        )):
+            return None  # "won 3-2", "3-5 days": a weekday or "on" makes "7-6" a date ("on 4-22")
         month, day = (b, a) if ctx.date_order == "DMY" or a > 12 else (a, b)
         return yearless_day(m, ctx, month, day, None) if 1 <= month <= 12 and 1 <= day <= 31 else None
     cue = _DATE_CUE_BEFORE.search(ctx.text, max(0, m.start() - 12), m.start())
@@ -172,7 +198,7 @@ def _numeric_date(m: re.Match[str], ctx: Context) -> Hit | None:
         return None  # "part number 10-11-12": a two-digit year needs "on", "back", "by"...
     if m["y2"]:
         y = int(m["y2"])
-        y += 0 if y >= 100 else 2000 if 2000 + y <= ctx.today.year + 10 else 1900
+        y = y if y >= 100 else two_digit_year(y, ctx, m.start())
         return yearless_day(m, ctx, *((b, a) if ctx.date_order == "DMY" or a > 12 else (a, b)), str(y))
     if m["sep"] == "." and not m["y"] and not re.match(rf"{_LEAD_WD}", m.group()).group():  # type: ignore[union-attr]
         return None  # "7.6" alone is a decimal
@@ -193,8 +219,8 @@ def _numeric_date(m: re.Match[str], ctx: Context) -> Hit | None:
     year = None
     if m["y"]:
         y = int(m["y"])
-        if y < 100:  # the latest such year at most ten years ahead
-            y += 2000 if 2000 + y <= ctx.today.year + 10 else 1900
+        if y < 100:
+            y = two_digit_year(y, ctx, m.start())
         year = str(y)
     return yearless_day(m, ctx, month, day, year)
 
@@ -238,7 +264,7 @@ def _weekday_day(m: re.Match[str], ctx: Context) -> Hit | None:
     return make_hit(m, *day_span(min(options, key=lambda d: abs((d - ctx.today).days))), "day", yearless=True)
 
 
-@register_rule(r"(?P<y>(?:19|20)\d\d)(?P<mo>0[1-9]|1[0-2])(?P<d>0[1-9]|[12]\d|3[01])", digits=True)
+@register_rule(r"(?P<y>(?:19|20)\d\d)(?P<mo>0[1-9]|1[0-2])(?P<d>0[1-9]|[12]\d|3[01])", digits=4)
 def _compact_date(m: re.Match[str], ctx: Context) -> Hit | None:
     """20161016, as in file names."""
     try:
@@ -248,13 +274,13 @@ def _compact_date(m: re.Match[str], ctx: Context) -> Hit | None:
 
 
 @register_rule(
-    r"(?P<a>\d{1,2})[/-](?P<y>\d{4})|(?P<y2>\d{4})\s?/\s?(?P<a2>\d{1,2})|(?P<y3>\d{4})\s?[-.]\s?(?P<a3>0?[1-9]|1[0-2])(?!\d)",
-    digits=True,
+    r"(?P<a>\d{1,2})(?:[/-](?P<y>\d{4})|(?:\s+-\s*|\s*-\s+)(?P<ys>(?:19|20)\d\d))|(?P<y2>\d{4})\s?/\s?(?P<a2>\d{1,2})|(?P<y3>\d{4})\s?[-.]\s?(?P<a3>0?[1-9]|1[0-2])(?!\d)",
+    digits=4,
 )
 def _numeric_month(m: re.Match[str], ctx: Context) -> Hit | None:
-    """3/2015, 2016/11, 2016-11."""
+    """3/2015, 2016/11, 2016-11, 11 - 2016."""
     month = int(m["a"] or m["a2"] or m["a3"])
-    year = int(m["y"] or m["y2"] or m["y3"])
+    year = int(m["y"] or m["ys"] or m["y2"] or m["y3"])
     if not 1 <= month <= 12:
         return None
     return make_hit(m, *month_span(year, month), "month")
@@ -270,9 +296,8 @@ def _numeric_month(m: re.Match[str], ctx: Context) -> Hit | None:
 )
 def _month_year(m: re.Match[str], ctx: Context) -> Hit | None:
     """March 2024, Oct 2020, 2016, nov, June next year, April of 87, Jan '19."""
-    if m["m4"] or m["m5"]:  # a two-digit year: the latest one at most ten years ahead
-        yy = int(m["yy"] or m["yy5"])
-        year = 2000 + yy if 2000 + yy <= ctx.today.year + 10 else 1900 + yy
+    if m["m4"] or m["m5"]:  # a two-digit year
+        year = two_digit_year(int(m["yy"] or m["yy5"]), ctx, m.start())
         return make_hit(m, *month_span(year, lx.MONTHS[(m["m4"] or m["m5"]).rstrip(".")]), "month")
     if m["m3"]:
         year = ctx.today.year + {"this": 0, "next": 1, "last": -1}[m["rel"]]
@@ -297,7 +322,9 @@ _MONTH_CUE = (
 
 
 @register_rule(
-    rf"(?:(?P<mod>this|last|next|past|coming|previous|the\s+following)\s+|(?P<cue>{_MONTH_CUE})\s+)?(?P<m>{lx.MONTH})",
+    # "in the April": a cue may take "the" (not before "may" or "march", the verbs and the noun)
+    rf"(?:(?P<mod>this|last|next|past|coming|previous|the\s+following)\s+|(?P<cue>{_MONTH_CUE})\s+(?P<the>the\s+(?!ma[ry]))?)?"
+    rf"(?P<m>{lx.MONTH})",
     when=lx.MONTH_WORDS,
 )
 def _month_name(m: re.Match[str], ctx: Context) -> Hit | None:
@@ -333,7 +360,7 @@ def _month_name(m: re.Match[str], ctx: Context) -> Hit | None:
         year = ctx.pick_month(month, m.start())
         hit = make_hit(m, *month_span(year, month), "month", yearless=True)
         if m["cue"]:
-            hit.lo = m.start("m")
+            hit.lo = m.start("the") if m["the"] else m.start("m")
         return hit
     return make_hit(m, *month_span(year, month), "month")
 
@@ -401,11 +428,11 @@ _NOT_A_YEAR_BEFORE = re.compile(
 
 
 @register_rule(
-    rf"(?P<pre>in|since|during|of|by|until|till|from|before|after|around|circa|throughout|back\s+in|"
+    rf"(?P<pre>in|since|during|of|by|until|till|from|before|after|around|circa|throughout|back\s+(?:in|to)|"
     rf"the\s+year|year|early|mid|late|(?:the\s+)?(?:beginning|start|middle|end)\s+of|between|and|or|to)\s+"
     rf"(?P<y>{ANY_YEAR})|(?P<y2>(?:19|20)\d\d)(?=\s*[.!?,;)]|\s*$)",
     when=lx.NUMBER_TOKENS,
-    digits=True,
+    digits=4,
 )
 def _year_alone(m: re.Match[str], ctx: Context) -> Hit | None:
     """in 2022, the year 2011, since two thousand and fifteen, "... 2020" at a clause end."""
@@ -439,6 +466,7 @@ def _year_alone(m: re.Match[str], ctx: Context) -> Hit | None:
         "circa",
         "throughout",
         "between",
+        "back to",
     ):
         hit.lo = start  # the preposition belongs to whatever combines it
     return hit
@@ -449,7 +477,7 @@ def _year_alone(m: re.Match[str], ctx: Context) -> Hit | None:
     r"|(?:(?<=the\s)|(?<=\bin\s))(?:(?P<cw>nineteen|eighteen)[\s-]+)?(?P<w>" + lx.alt(lx.DECADE_WORDS) + r")"
     r"|(?<=the\s)(?P<w2k>two\s+thousands|noughties|aughts|(?:twenty|two\s+thousand\s+and)[\s-]+(?P<wt>tens|twenties)))",
     when=(*lx.DECADE_WORDS, "noughties", "aughts", "thousands", "tens"),
-    digits=True,
+    digits=2,
 )
 def _decade(m: re.Match[str], ctx: Context) -> Hit | None:
     """the 90s, the 1990s, the '80s, the seventies."""
@@ -510,7 +538,10 @@ def _nth_in(m: re.Match[str], ctx: Context) -> Hit | None:
         # A year-less month follows the tense as a whole; the day inside it must too.
         direction = ctx.tense(m.start())
         shift = {"future": 1, "past": -1}.get(direction or "", 0)
-        if (shift > 0 and hit.start.date() < ctx.today) or (shift < 0 and hit.start.date() > ctx.today):
+        # a period under way is this year's in either tense ("I'll travel the second week of
+        # November" said during it); only one wholly past (future tense) or not begun (past) moves
+        assert hit.end is not None
+        if (shift > 0 and hit.end.date() <= ctx.today) or (shift < 0 and hit.start.date() > ctx.today):
             first, end = (
                 date(first.year + shift, first.month, 1),
                 add_months(date(first.year + shift, first.month, 1), 1),
@@ -565,12 +596,13 @@ def _day_of_relative_month(m: re.Match[str], ctx: Context) -> Hit | None:
 
 
 @register_rule(
-    r"(?:(?:on|for)\s+)?the\s+(?P<d>"
+    # "on 29th" may drop "the" when the digits carry an ordinal ending
+    r"(?:(?:on|for)\s+the\s+|the\s+|on\s+(?=\d{1,2}(?:st|nd|rd|th)\b))(?P<d>"
     + lx.DAY_NUMBER
     + "|"
     + lx.ORDINAL_WORD
-    + r")(?=\s*(?:[.,!?;)]|$|of\s+(?:this|next|last)\s+month)|\s+(?:after|before|but|so|at|in|for|with|when"
-    r"|because|too|then|i|we|he|she|they|you|my|our|his|her|their|morning|afternoon|evening|night)\b)"
+    + r")(?=\s*(?:[.,!?;)]|$|of\s+(?:this|next|last)\s+month|[-–—]\s)"
+    r"|\s+(?:after|before|but|so|at|in|for|with|when|because|too|then|i|we|he|she|they|you|my|our|his|her|their|morning|afternoon|evening|night)\b)"
     r"(?:\s+of\s+(?P<rel>this|next|last)\s+month)?",
     when=lx.NUMBER_TOKENS,
     digits=True,
@@ -605,6 +637,30 @@ def _day_of_month(m: re.Match[str], ctx: Context) -> Hit | None:
     else:
         chosen = min(options, key=lambda o: (abs((o - t).days), o > t), default=None)
     return None if chosen is None else make_hit(m, *day_span(chosen), "day", moves="month")
+
+
+@register_rule(
+    r"(?<!\bto\s)(?<!\bon\s)(?P<w>my\s+day|this\s+day)(?=\s*(?:[.,!?;)]|$)|\s+(?:look|looks|looked|was|is|went|has|had"
+    r"|been|so|started|starts|going|goes)\b)|(?P<past>(?:(?:over|in|during)\s+)?(?:the\s+)?past\s+day)",
+    when=("day",),
+)
+def _today_words(m: re.Match[str], ctx: Context) -> Hit | None:
+    """ "What does my day look like?", "this day" are today ("to this day" is until now, "on this day"
+    an anniversary: neither); "the past day" is yesterday, as "the past week" is the seven days before."""
+    if m["past"]:
+        return make_hit(m, *day_span(ctx.today - timedelta(days=1)), "day")
+    return make_hit(m, *day_span(ctx.today), "day")
+
+
+@register_rule(
+    r"(?P<next>(?:the\s+)?(?:next|following)\s+day|the\s+day\s+after)(?![\s-]+(?:tomorrow|after|next|off)\b)"
+    r"|the\s+day\s+before(?!\s+(?:yesterday|last)\b)",
+    when=("day",),
+)
+def _day_from_before(m: re.Match[str], ctx: Context) -> Hit | None:
+    """the next day, the following day, the day after, the day before: a day from the day named
+    before them in the message (see combine), else from today."""
+    return make_hit(m, *day_span(ctx.today), "day", anaphor=1 if m["next"] else -1)
 
 
 @register_rule(r"(?P<n>1\d|20|21)(?:st|nd|rd|th)\s+century", when=("century",))

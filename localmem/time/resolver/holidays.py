@@ -9,7 +9,6 @@ from datetime import date, timedelta
 from . import lexicon as lx
 from .calendar import day_span, week_start
 from .context import Context, Hit, make_hit, register_rule
-from .relative import COMPOUND_NOUN
 
 _HOLIDAY_MOD = r"(?:(?P<mod>this|next|last|the\s+following|following)\s+)?"
 
@@ -23,7 +22,7 @@ _HOLIDAY_MOD = r"(?:(?P<mod>this|next|last|the\s+following|following)\s+)?"
 )
 def _holiday(m: re.Match[str], ctx: Context) -> Hit | None:
     """Christmas, Easter 2024, next Thanksgiving, labor day weekend, Easter weekend, Christmas break."""
-    if COMPOUND_NOUN.match(ctx.text, m.end()):
+    if lx.COMPOUND_NOUN.match(ctx.text, m.end()):
         return None  # "an Easter egg", "the Christmas tree"
     name = m["h"]
     if m["per"] and not m["weof"]:

@@ -192,6 +192,11 @@ QUANTITY = (
     r"(?:\d{1,3}|" + alt(NUMBER_WORDS) + r"|an?|a\s+couple(?:\s+of)?|couple(?:\s+of)?"
     r"|a\s+few|few|several|some)"
 )
+#: The words that place a weekday relative to a day: "last Friday", "this coming Monday".
+RELATIVE_WEEKDAY_MODS = frozenset(
+    "this|last|previous|next|following|this past|past|this coming|coming|upcoming".split("|")
+)
+
 VAGUE_QUANTITIES = {"couple": (1, 3), "few": (2, 5), "several": (3, 7), "some": (2, 6)}
 
 UNITS = {
@@ -203,6 +208,9 @@ UNITS = {
     "hr": "hour",
     "day": "day",
     "night": "day",
+    "business day": "workday",
+    "working day": "workday",
+    "workday": "workday",
     "week": "week",
     "wk": "week",
     "fortnight": "fortnight",
@@ -221,6 +229,7 @@ UNIT_PRECISION = {
     "minute": "minute",
     "hour": "hour",
     "day": "day",
+    "workday": "day",
     "week": "week",
     "fortnight": "week",
     "month": "month",
@@ -466,3 +475,10 @@ UNIT_WORDS = frozenset(UNITS) | frozenset(u + "s" for u in UNITS)
 HOLIDAY_WORDS = _tokens(HOLIDAYS) - {"s", "day", "of", "eve"}
 NUMBER_TOKENS = _tokens(NUMBER_WORDS) | _tokens(ORDINAL_WORDS) | {"thousand", "hundred"}
 SEASON_WORDS = frozenset(SEASONS)
+
+#: A noun after a holiday or "weekend" that makes it an attribute ("the weekend bag", "Easter eggs").
+COMPOUND_NOUN = re.compile(
+    r"\s+(?:eggs?|bunny|tree|cards?|gifts?|presents?|lists?|lights|sweaters?|jumpers?|costumes?|candy|market|movies?"
+    r"|songs?|carols?|spirit|decorations?|bags?|warriors?|editions?|rates?|pass|special|jobs?|shifts?|getaways?"
+    r"|ornaments?|dinner\s+menu|traditions?|magic|music|food|shopping|cookies?|vibes?|wishes|mood|classics?|films?)\b"
+)

@@ -70,10 +70,14 @@ def _last(end: datetime, precision: str) -> datetime:
 
 #: Words for the present: rewritten with the date they stand for, the word kept.
 _PRESENT = re.compile(
-    r"(?:right\s+|just\s+)?now|at\s+the\s+moment|at\s+present|currently|presently|as\s+we\s+speak"
+    r"(?:right\s+|just\s+)?now|at\s+the\s+moment|at\s+present|currently|presently|as\s+we\s+speak|my\s+day|this\s+day"
     r"|(?P<wide>these\s+days|nowadays)",
     re.IGNORECASE,
 )
+
+
+#: "weekend", "the weekend", "my weekend" with no preposition: the object or subject of a verb.
+_NOUN_WEEKEND = re.compile(r"(?:(?:the|my)\s+)?weekend", re.IGNORECASE)
 
 
 def render_mention(m: TimeMention) -> str:
@@ -81,6 +85,10 @@ def render_mention(m: TimeMention) -> str:
     p = m.precision
     if m.kind == "point" and re.fullmatch(r"\d{4}", m.phrase):
         return m.phrase  # "a 2010 trip", "it was 2020": the year already says it
+    if m.kind == "point" and p == "weekend" and m.start is not None and m.end is not None \
+            and _NOUN_WEEKEND.fullmatch(m.phrase):
+        # "had a great weekend", "spent the weekend hiking": a noun in the sentence, so the word stays
+        return f"{m.phrase} ({m.start:%Y-%m-%d} to {_last(m.end, p):%Y-%m-%d})"
     if m.kind == "point" and m.start is not None and (w := _PRESENT.fullmatch(m.phrase)):
         said = m.end - timedelta(days=1) if m.end else m.start
         return f"{m.phrase} ({'around ' if w['wide'] else ''}{said:%Y-%m-%d})"

@@ -17,6 +17,7 @@ from .calendar import (
     part_of,
     shift_date,
     week_start,
+    weekday_from,
     weekend_span,
 )
 from .context import Context, Hit, make_hit, register_rule
@@ -83,13 +84,6 @@ def _part_of_day(m: re.Match[str], d: date, part: str) -> Hit:
     return make_hit(m, base + timedelta(hours=lo), base + timedelta(hours=hi), "part_of_day")
 
 
-COMPOUND_NOUN = re.compile(
-    r"\s+(?:eggs?|bunny|tree|cards?|gifts?|presents?|lists?|lights|sweaters?|jumpers?|costumes?|candy|market|movies?"
-    r"|songs?|carols?|spirit|decorations?|bags?|warriors?|editions?|rates?|pass|special|jobs?|shifts?|getaways?"
-    r"|ornaments?|dinner\s+menu|traditions?|magic|music|food|shopping|cookies?|vibes?|wishes|mood|classics?|films?)\b"
-)
-
-
 _REL = r"(?P<mod>this\s+past|this\s+coming|this|current|last|next|past|coming|upcoming|previous|following)"
 
 
@@ -106,20 +100,8 @@ def _weekday(m: re.Match[str], ctx: Context) -> Hit | None:
         return None  # a habit, not a day
     wd = lx.WEEKDAYS[m["wd"].rstrip(".")]
     mod = " ".join((m["mod"] or "").split())
-    week = week_start(ctx.today)
-    if mod == "this":
-        d = week + timedelta(days=wd)
-    elif mod == "last" and ctx.today.weekday() >= 5:
-        # Said on a weekend, the week's days are over: "last Friday" is the one just gone.
-        d = ctx.weekday(wd, m.start(), "past")
-    elif mod in ("last", "previous"):
-        d = week - timedelta(days=7 - wd)
-    elif mod in ("next", "following"):
-        d = week + timedelta(days=7 + wd)
-    elif mod in ("this past", "past"):
-        d = ctx.weekday(wd, m.start(), "past")
-    elif mod in ("this coming", "coming", "upcoming"):
-        d = ctx.weekday(wd, m.start(), "future")
+    if mod in lx.RELATIVE_WEEKDAY_MODS:
+        d = weekday_from(mod, wd, ctx.today)
     elif m["after"]:  # "Sunday after next": the Sunday after the coming one
         d = ctx.weekday(wd, m.start(), "future") + timedelta(days=7)
     else:
@@ -238,11 +220,26 @@ def _season_name(m: re.Match[str], ctx: Context) -> Hit | None:
     return _season(m, ctx, m["s"], None, int(m["y"]) if m["y"] else None)
 
 
+_INDEFINITE_BEFORE = re.compile(r"\ban?\s+$")
+
+
+#: A word after a bare "weekend" that makes it an attribute ("weekend yoga"): any word but these.
+_NOUN_AFTER = re.compile(
+    r"\s+(?!(?:is|was|were|will|would|has|had|and|or|but|so|then|with|in|at|on|of|to|for|too|again|already"
+    r"|went|got|came|plans?|off|away|together|before|after|ago|i|we|you|he|she|they|it)\b)[a-z]"
+)
+
+
 @register_rule(r"(?:(?P<lead>over|on|at|during|for)\s+)?(?:the\s+|my\s+|this\s+)?weekend", when=("weekend",))
 def _the_weekend(m: re.Match[str], ctx: Context) -> Hit | None:
     """over the weekend, the weekend, my weekend: the nearest weekend in the clause's direction."""
-    if "this" in m.group().split() or COMPOUND_NOUN.match(ctx.text, m.end()):
+    if "this" in m.group().split() or lx.COMPOUND_NOUN.match(ctx.text, m.end()):
         return None  # left to "this weekend"; "the weekend bag"
+    if m.group() == "weekend" and (
+        _INDEFINITE_BEFORE.search(ctx.text, max(0, m.start() - 4), m.start())
+        or _NOUN_AFTER.match(ctx.text, m.end())
+    ):
+        return None  # "a weekend yoga class", "weekend trips": a kind of thing, not a weekend
     t = ctx.today
     monday = week_start(t)
     if t.weekday() < 5 and ctx.tense(m.start()) == "past":
@@ -349,18 +346,32 @@ def _ceil(at: datetime, precision: str) -> datetime:
     # not the tail of "the last 3 months and 2 days ago": that count belongs to "the last"
     r"(?<!last\s)(?<!past\s)(?<!next\s)(?<!previous\s)"
     rf"{DURATION}\s+(?P<dir>ago|back|earlier|before\s+now|later(?!\s+(?:this|today|in\s+the|that))|from\s+now"
-    r"|from\s+today|hence)",
-    when=("ago", "back", "earlier", "before", "later", "from", "hence"),
+    r"|from\s+today|hence|in\s+the\s+(?:future|past))",
+    when=("ago", "back", "earlier", "before", "later", "from", "hence", "future", "past"),
 )
 def _ago(m: re.Match[str], ctx: Context) -> Hit | None:
-    """3 days ago, a few weeks ago, 1 month and 21 days ago, two weeks from now, 3 weeks later."""
-    sign = -1 if m["dir"] in ("ago", "back", "earlier", "before now") else 1
+    """3 days ago, a few weeks ago, 1 month and 21 days ago, two weeks from now, 3 weeks later,
+    4 weeks in the future; "for 3 days from today" is the three days from today (counts of days
+    and more; "for 2 hours from now" stays the moment two hours ahead)."""
+    direction = " ".join(m["dir"].split())
+    sign = -1 if direction in ("ago", "back", "earlier", "before now", "in the past") else 1
+    lead = _FOR_BEFORE.search(ctx.text, max(0, m.start() - 5), m.start())
+    if lead and direction in ("from now", "from today"):
+        moved = counted_offset(m, ctx, ctx.now, 1, m.group())
+        if moved is not None and not moved.vague and moved.start is not None and moved.precision == "day":
+            hit = make_hit(m, midnight(ctx.today), moved.start, "day", kind="range")
+            hit.lo = lead.start()
+            return hit
     return counted_offset(m, ctx, ctx.now, sign, m.group(), calendar=sign < 0)
+
+
+_FOR_BEFORE = re.compile(r"\bfor\s+$")
 
 
 _HEDGE = r"(?:about|around|roughly|approximately|approx\.?|like|maybe|almost|nearly|circa|~)"
 _DAYS_PER = {
     "day": 1,
+    "workday": 1.4,
     "week": 7,
     "fortnight": 14,
     "month": 30.44,
@@ -468,8 +479,9 @@ def _rolling(m: re.Match[str], ctx: Context) -> Hit | None:
     if back:
         return make_hit(m, midnight(shift_date(t, unit, -n)), midnight(t), "day", kind="range", vague=vague)
     first = t if m.group().startswith("within") else t + ONE_DAY
-    return make_hit(m, midnight(first), midnight(shift_date(first, unit, n)), "day", kind="range",
-                    vague=vague)
+    # "the next 4 business days" ends after the fourth, counting the first day if it is one
+    last = shift_date(first - ONE_DAY, unit, n) + ONE_DAY if unit == "workday" else shift_date(first, unit, n)
+    return make_hit(m, midnight(first), midnight(last), "day", kind="range", vague=vague)
 
 
 @register_rule(
@@ -552,7 +564,8 @@ _CLOCK_RANGE_BEFORE = re.compile(r"\d(?::\d\d)?\s*(?:[ap]\.?m\.?)?\s*(?:-|–|to
 
 
 @register_rule(
-    rf"(?P<cue>(?:at|around|by|from|until|till|before|after|since|between|@)\s*)?{CLOCK}",
+    # a word cue needs a space: "afternoon" is not "after noon"
+    rf"(?P<cue>(?:at|around|by|from|until|till|before|after|since|between)\s+|@\s*)?{CLOCK}",
     when=("noon", "midday", "midnight"),
     digits=True,
 )

@@ -88,7 +88,7 @@ def _day_range(m: re.Match[str], ctx: Context, d1: str, d2: str) -> Hit | None:
 
 @register_rule(
     rf"(?:(?P<pre>from|between)\s+)?(?P<y1>{lx.YEAR})\s*(?:-|–|~|to|till|until|through|and)\s*(?P<y2>{lx.YEAR})",
-    digits=True,
+    digits=4,
 )
 def _year_range(m: re.Match[str], ctx: Context) -> Hit | None:
     """2014-2018, from 2014 to 2018, between 2014 and 2018."""
@@ -110,7 +110,7 @@ _MEASURE = (
 @register_rule(
     rf"(?:a|an|the|my|our|his|her|their|that|this|its|your)\s+(?P<y>(?:19|20)\d\d)"
     rf"(?=\s+(?!{_MEASURE}\b)[a-z])",
-    digits=True,
+    digits=4,
 )
 def _adjectival_year(m: re.Match[str], ctx: Context) -> Hit | None:
     """a 2010 trip, the 2019 season, my 2015 Honda: a year used as an adjective."""

@@ -106,6 +106,11 @@ EARLIEST_RECORDED: Micros = 0
 LATEST_RECORDED: Micros = 7_258_118_400_000_000
 
 
+#: Where :meth:`Ledger.append_new` finds a revision row's seq, memory, user, recorded time and zone.
+_AT = tuple(("seq", *sql.STORED_REVISION_COLUMNS).index(c) for c in ("seq", "memory_id", "user_id",
+                                                                    "recorded_at", "tz"))
+
+
 def erase_marker(conn: apsw.Connection) -> str | None:
     """The marker file that says an erase's checkpoint is unfinished (None for an in-memory store)."""
     name = str(conn.filename)
@@ -525,6 +530,29 @@ class Ledger:
             erased=False, expired=expires_at is not None and expires_at <= recorded_at, stale=False,
         )
         return built
+
+    def newest_seq(self) -> int:
+        """The newest local revision number (0 in an empty file)."""
+        return int(self.connection.execute(sql.NEWEST_SEQ).get)
+
+    def append_new(self, memories: list[tuple[Any, ...]], revisions: list[tuple[Any, ...]],
+                   contents: list[tuple[Any, ...]]) -> None:
+        """Append new memories with their first revisions and content, one statement per table run
+        over all rows: ``add_many``'s rows (:data:`~localmem.core.sql.INSERT_MEMORY`,
+        :data:`~localmem.core.sql.INSERT_REVISION_AT`, :data:`~localmem.core.sql.INSERT_CONTENT`
+        order), seqs given and hashes chained through :meth:`link` and :meth:`set_head`."""
+        conn = self.connection
+        conn.executemany(sql.INSERT_MEMORY, memories)
+        conn.executemany(sql.INSERT_REVISION_AT, revisions)
+        conn.execute(sql.CREATE_STAGED_CONTENT)  # a no-op once made (a connection's temp schema)
+        conn.executemany(sql.STAGE_CONTENT, contents)
+        conn.execute(sql.INSERT_STAGED_CONTENT)
+        conn.execute(sql.CLEAR_STAGED_CONTENT)
+        seq, memory, user, recorded, tz = _AT
+        for rev, content in zip(revisions, contents, strict=True):
+            self._txn_zones[rev[user]] = rev[tz]  # this user's last given zone, from now on
+            if self.embedder is not None:
+                self._unembedded.append(Pending(rev[seq], rev[memory], rev[user], rev[recorded], content[2]))
 
     def link(self, revision_hash: bytes | None, arrived_at: Micros) -> bytes:
         """The local chain value of the next revision (see :mod:`localmem.core.chain`); the caller

@@ -30,6 +30,7 @@ __all__ = [
     "IS_LATEST",
     "Query",
     "GET_AS_OF",
+    "GET_FLAGGED",
     "get_as_of",
     "read_conditions",
     "read_as_of",
@@ -45,6 +46,11 @@ __all__ = [
     "TOMBSTONE_COLUMNS",
     "INSERT_MEMORY",
     "INSERT_REVISION",
+    "INSERT_REVISION_AT",
+    "CREATE_STAGED_CONTENT",
+    "STAGE_CONTENT",
+    "INSERT_STAGED_CONTENT",
+    "CLEAR_STAGED_CONTENT",
     "INSERT_CONTENT",
     "INSERT_ERASURE",
     "INSERT_USAGE",
@@ -137,12 +143,19 @@ class Query:
     params: dict[str, object] | tuple[object, ...]
 
 
-#: One memory as known at a time: a single probe of ``revisions_asof``.
-#: Positional parameters (memory_id, known): the hottest read, kept lean.
-GET_AS_OF = f"""SELECT {REVISION_COLUMNS} {FROM}
+def _get(extra: str = "") -> str:
+    return f"""SELECT {REVISION_COLUMNS}{extra} {FROM}
 WHERE r.memory_id = ?1 AND r.arrived_at <= ?2
 ORDER BY {revision_order("r")}
 LIMIT 1"""
+
+
+#: One memory as known at a time: a single probe of ``revisions_asof``.
+#: Positional parameters (memory_id, known): the hottest read, kept lean.
+GET_AS_OF = _get()
+#: GET_AS_OF with one more column, last: whether the memory is derived (has provenance links),
+#: so that ``get`` runs one statement, not two (the second probe cost a tenth of a get).
+GET_FLAGGED = _get(",\n    EXISTS (SELECT 1 FROM derivations WHERE memory_id = ?1)")
 
 
 def get_as_of(memory_id: str, known: int) -> Query:
@@ -334,6 +347,20 @@ def _insert(table: str, columns: tuple[str, ...]) -> str:
 
 INSERT_MEMORY = _insert("memories", MEMORY_COLUMNS)
 INSERT_REVISION = _insert("revisions", STORED_REVISION_COLUMNS)
+#: INSERT_REVISION with the local seq given first (a bulk append numbers its rows itself).
+INSERT_REVISION_AT = _insert("revisions", ("seq", *STORED_REVISION_COLUMNS))
+#: A bulk append's content rows are staged in a temporary table (INSERT_CONTENT's columns) and
+#: copied into ``content`` by one statement: run row by row, each INSERT fires the full-text
+#: trigger in a statement of its own, and FTS5 flushes its pending terms at every statement's
+#: savepoint (23 µs a row, measured; 10 µs in one statement).
+CREATE_STAGED_CONTENT = (
+    "CREATE TEMP TABLE IF NOT EXISTS staged_content (rev_seq INTEGER NOT NULL, memory_id TEXT NOT NULL,"
+    " text TEXT NOT NULL, value TEXT, attributes TEXT, source TEXT, reason TEXT)")
+STAGE_CONTENT = _insert("temp.staged_content", ("rev_seq", "memory_id", *CONTENT_COLUMNS))
+INSERT_STAGED_CONTENT = (
+    f"INSERT INTO content (rev_seq, memory_id, {', '.join(CONTENT_COLUMNS)})"
+    f" SELECT rev_seq, memory_id, {', '.join(CONTENT_COLUMNS)} FROM temp.staged_content ORDER BY rowid")
+CLEAR_STAGED_CONTENT = "DELETE FROM temp.staged_content"
 #: Parameters: rev_seq, memory_id, then CONTENT_COLUMNS.
 INSERT_CONTENT = _insert("content", ("rev_seq", "memory_id", *CONTENT_COLUMNS))
 INSERT_ERASURE = _insert("erasures", TOMBSTONE_COLUMNS)

@@ -28,7 +28,7 @@ from .db import map_errors
 from .filters import compile_filter
 from .inputs import check_memory_id, check_text, optional_text
 from .ledger import Ledger
-from .revision import Change, Erasure, Revision, Snapshot, changes, revision_from_row
+from .revision import Change, Erasure, Revision, Snapshot, changes, lazy_revision_from_row, revision_from_row
 from .staleness import CHUNK, mark_stale
 
 __all__ = ["get", "read", "read_page", "snapshot", "history", "erasure", "chain", "users", "fetch_revisions"]
@@ -59,7 +59,7 @@ def get(
     if row is None:
         ledger.state(memory_id, writable=False)  # raises NotFoundError if unknown
         return None
-    rev = revision_from_row(row[:-1], valid)
+    rev = lazy_revision_from_row(row[:-1], valid)  # decoded field by field, when read
     if not row[-1]:  # not derived: the hot path stays one statement
         return rev
     with map_errors():

@@ -95,6 +95,8 @@ def test_a_bad_item_refuses_the_whole_call_naming_it(store: localmem.Store) -> N
         store.add_many([{"text": "x"}])
     with pytest.raises(localmem.InvalidInputError, match=r"items\[0\]: value="):
         store.add_many([{"text": "x", "user_id": "sam", "value": {1, 2}}])
+    with pytest.raises(localmem.InvalidInputError, match=r"items\[1\]: user_id=\['sam'\] is not text"):
+        store.add_many([{"text": "x", "user_id": "sam"}, {"text": "y", "user_id": ["sam"]}])
     with pytest.raises(localmem.InvalidInputError, match="not a list of mappings"):
         store.add_many("text")  # type: ignore[arg-type]
     with pytest.raises(localmem.InvalidInputError, match="resolve="):

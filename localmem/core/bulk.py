@@ -84,9 +84,10 @@ def add_many(ledger: Ledger, items: Iterable[Mapping[str, Any]], *, resolve: boo
     read: list[tuple[Mapping[str, Any], Said]] = []
     zones: dict[str, ZoneInfo] = {}  # one zone lookup per user, not per item
     reading = ledger.clock_reading() if checked else None
+    seen: set[tuple[str, str]] = set()  # (user_id, kind) pairs already checked
     for i, item in enumerate(checked):
         try:
-            check_add(item)
+            check_add(item, seen)
             said = read_said(ledger, item, resolve=resolve, zones=zones, reading=reading)
         except LocalmemError as exc:
             raise type(exc)(f"items[{i}]: {exc}") from None

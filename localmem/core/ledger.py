@@ -107,8 +107,7 @@ LATEST_RECORDED: Micros = 7_258_118_400_000_000
 
 
 #: Where :meth:`Ledger.append_new` finds a revision row's seq, memory, user, recorded time and zone.
-_AT = tuple(("seq", *sql.STORED_REVISION_COLUMNS).index(c) for c in ("seq", "memory_id", "user_id",
-                                                                    "recorded_at", "tz"))
+_AT = tuple(sql.STAGED[1].columns.index(c) for c in ("seq", "memory_id", "user_id", "recorded_at", "tz"))
 
 
 def erase_marker(conn: apsw.Connection) -> str | None:
@@ -537,17 +536,15 @@ class Ledger:
 
     def append_new(self, memories: list[tuple[Any, ...]], revisions: list[tuple[Any, ...]],
                    contents: list[tuple[Any, ...]]) -> None:
-        """Append new memories with their first revisions and content, one statement per table run
-        over all rows: ``add_many``'s rows (:data:`~localmem.core.sql.INSERT_MEMORY`,
-        :data:`~localmem.core.sql.INSERT_REVISION_AT`, :data:`~localmem.core.sql.INSERT_CONTENT`
-        order), seqs given and hashes chained through :meth:`link` and :meth:`set_head`."""
+        """Append new memories with their first revisions and content, one statement per table
+        (:data:`~localmem.core.sql.STAGED`, whose column orders the rows follow): ``add_many``'s
+        rows, seqs given and hashes chained through :meth:`link` and :meth:`set_head`."""
         conn = self.connection
-        conn.executemany(sql.INSERT_MEMORY, memories)
-        conn.executemany(sql.INSERT_REVISION_AT, revisions)
-        conn.execute(sql.CREATE_STAGED_CONTENT)  # a no-op once made (a connection's temp schema)
-        conn.executemany(sql.STAGE_CONTENT, contents)
-        conn.execute(sql.INSERT_STAGED_CONTENT)
-        conn.execute(sql.CLEAR_STAGED_CONTENT)
+        for staged, rows in zip(sql.STAGED, (memories, revisions, contents), strict=True):
+            conn.execute(staged.create)
+            conn.executemany(staged.stage, rows)
+            conn.execute(staged.insert)
+            conn.execute(staged.clear)
         seq, memory, user, recorded, tz = _AT
         for rev, content in zip(revisions, contents, strict=True):
             self._txn_zones[rev[user]] = rev[tz]  # this user's last given zone, from now on

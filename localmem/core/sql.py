@@ -46,11 +46,8 @@ __all__ = [
     "TOMBSTONE_COLUMNS",
     "INSERT_MEMORY",
     "INSERT_REVISION",
-    "INSERT_REVISION_AT",
-    "CREATE_STAGED_CONTENT",
-    "STAGE_CONTENT",
-    "INSERT_STAGED_CONTENT",
-    "CLEAR_STAGED_CONTENT",
+    "Staged",
+    "STAGED",
     "INSERT_CONTENT",
     "INSERT_ERASURE",
     "INSERT_USAGE",
@@ -347,20 +344,37 @@ def _insert(table: str, columns: tuple[str, ...]) -> str:
 
 INSERT_MEMORY = _insert("memories", MEMORY_COLUMNS)
 INSERT_REVISION = _insert("revisions", STORED_REVISION_COLUMNS)
-#: INSERT_REVISION with the local seq given first (a bulk append numbers its rows itself).
-INSERT_REVISION_AT = _insert("revisions", ("seq", *STORED_REVISION_COLUMNS))
-#: A bulk append's content rows are staged in a temporary table (INSERT_CONTENT's columns) and
-#: copied into ``content`` by one statement: run row by row, each INSERT fires the full-text
-#: trigger in a statement of its own, and FTS5 flushes its pending terms at every statement's
-#: savepoint (23 µs a row, measured; 10 µs in one statement).
-CREATE_STAGED_CONTENT = (
-    "CREATE TEMP TABLE IF NOT EXISTS staged_content (rev_seq INTEGER NOT NULL, memory_id TEXT NOT NULL,"
-    " text TEXT NOT NULL, value TEXT, attributes TEXT, source TEXT, reason TEXT)")
-STAGE_CONTENT = _insert("temp.staged_content", ("rev_seq", "memory_id", *CONTENT_COLUMNS))
-INSERT_STAGED_CONTENT = (
-    f"INSERT INTO content (rev_seq, memory_id, {', '.join(CONTENT_COLUMNS)})"
-    f" SELECT rev_seq, memory_id, {', '.join(CONTENT_COLUMNS)} FROM temp.staged_content ORDER BY rowid")
-CLEAR_STAGED_CONTENT = "DELETE FROM temp.staged_content"
+@dataclass(frozen=True, slots=True)
+class Staged:
+    """A bulk append's rows for one table, staged in a temporary table (untyped columns: values
+    kept as bound) and copied into the table by one statement. Run row by row, each INSERT
+    is a statement of its own: the full-text trigger on ``content`` then makes FTS5 flush its
+    pending terms at every statement's savepoint (23 µs a row, measured; 10 µs in one
+    statement), and every statement costs its own journal and trigger set-up."""
+
+    columns: tuple[str, ...]  #: the table's columns the rows give, in their order
+    create: str  #: CREATE TEMP TABLE IF NOT EXISTS (a no-op once made: a connection's temp schema)
+    stage: str  #: INSERT one row into the temporary table (executemany)
+    insert: str  #: INSERT INTO the table SELECT the staged rows, in staging order
+    clear: str  #: DELETE the staged rows
+
+
+def _staged(table: str, columns: tuple[str, ...]) -> Staged:
+    cols = ", ".join(columns)
+    return Staged(columns, f"CREATE TEMP TABLE IF NOT EXISTS staged_{table} ({cols})",
+                  _insert(f"temp.staged_{table}", columns),
+                  f"INSERT INTO {table} ({cols}) SELECT {cols} FROM temp.staged_{table} ORDER BY rowid",
+                  f"DELETE FROM temp.staged_{table}")
+
+
+#: What a bulk append stages, in the order it is copied (foreign keys point backwards): the
+#: columns of INSERT_MEMORY, of INSERT_REVISION with the local seq first (a bulk append numbers
+#: its rows itself), and of INSERT_CONTENT.
+STAGED = (
+    _staged("memories", MEMORY_COLUMNS),
+    _staged("revisions", ("seq", *STORED_REVISION_COLUMNS)),
+    _staged("content", ("rev_seq", "memory_id", *CONTENT_COLUMNS)),
+)
 #: Parameters: rev_seq, memory_id, then CONTENT_COLUMNS.
 INSERT_CONTENT = _insert("content", ("rev_seq", "memory_id", *CONTENT_COLUMNS))
 INSERT_ERASURE = _insert("erasures", TOMBSTONE_COLUMNS)

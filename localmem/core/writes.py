@@ -109,10 +109,15 @@ def check_add_args(text: str, user_id: str, kind: str, key: str | None, reason: 
         zone(tz)
 
 
-def check_add(item: Mapping[str, Any]) -> None:
-    """:func:`check_add_args` for an item of ``add_many`` (a mapping of ``add``'s keyword arguments)."""
-    check_add_args(item["text"], item["user_id"], item.get("kind", "fact"), item.get("key"),
+def check_add(item: Mapping[str, Any], seen: set[tuple[str, str]]) -> None:
+    """:func:`check_add_args` for an item of ``add_many`` (a mapping of ``add``'s keyword arguments);
+    a (user_id, kind) pair of plain strings in ``seen`` passed already and is not checked again."""
+    user_id, kind = item["user_id"], item.get("kind", "fact")
+    known = type(user_id) is str and type(kind) is str and (user_id, kind) in seen
+    check_add_args(item["text"], "-" if known else user_id, "-" if known else kind, item.get("key"),
                    item.get("reason"), item.get("precision"), item.get("tz"))
+    if not known and type(user_id) is str and type(kind) is str:
+        seen.add((user_id, kind))
 
 
 def read_said(ledger: Ledger, item: Mapping[str, Any], *, resolve: bool, zones: dict[str, ZoneInfo],

@@ -7,11 +7,11 @@ Each item is what ``add`` takes (its keyword arguments as a mapping); the rules 
   begins (a bad item refuses the whole call, naming it, before any write);
 * the items are written in one transaction, recorded at one instant (each a memory of
   its own, with a time-ordered id of that instant);
-* items that need no lookup (no ``key``, no ``supersedes``) are appended in bulk: one
-  prepared statement per table, run over all of them (``executemany``), their seqs
-  and hashes worked out here — the same values :meth:`Ledger.append
-  <localmem.core.ledger.Ledger.append>` would give, the local chain running in
-  item order;
+* items that need no lookup (no ``key``, no ``supersedes``) are appended in bulk: their
+  rows staged by ``executemany`` and copied into each table by one statement
+  (:data:`~localmem.core.sql.STAGED`), their seqs and hashes worked out here — the same
+  values :meth:`Ledger.append <localmem.core.ledger.Ledger.append>` would give, the local
+  chain running in item order;
 * the result is light: an :class:`~localmem.core.revision.Added` per item, holding
   the ids, that builds the full :class:`~localmem.core.revision.Revision` only when
   asked.

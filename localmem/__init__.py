@@ -6,7 +6,7 @@ nothing ever overwritten, one SQLite file. Start with :func:`open`.
 
 from .core.embedding import Embedder
 from .core.filters import InvalidFilterError
-from .core.revision import Change, Erasure, Revision, Snapshot
+from .core.revision import Added, Change, Erasure, Revision, Snapshot
 from .core.staleness import Staleness
 from .errors import (
     BatchAbortedError,
@@ -53,6 +53,7 @@ __all__ = [
     "Store",
     "UNSET",
     "Revision",
+    "Added",
     "Hit",
     "Embedder",
     "Change",

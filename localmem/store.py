@@ -24,14 +24,14 @@ from __future__ import annotations
 import contextlib
 import os
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import apsw
 
-from .core import reads, writes
+from .core import bulk, reads, writes
 from .core.db import (
     APPLICATION_ID,
     DEFAULT_BUSY_TIMEOUT,
@@ -46,7 +46,7 @@ from .core.doctor import Check, DoctorReport, StoreInfo, file_info, run_checks
 from .core.embedding import Embedder, check_embedder, check_model, load_vec
 from .core.inputs import check_text
 from .core.ledger import Ledger
-from .core.revision import Change, Erasure, Revision, Snapshot
+from .core.revision import Added, Change, Erasure, Revision, Snapshot
 from .core.writes import UNSET, Unset
 from .errors import InvalidInputError, LocalmemError
 from .replay.facade import Replay
@@ -261,6 +261,22 @@ class Store(Replay, Sync):
             self._ledger, text, user_id=user_id, observed_at=observed_at, tz=tz, valid_from=valid_from,
             valid_to=valid_to, precision=precision, expires=expires, key=key, supersedes=supersedes,
             kind=kind, value=value, attributes=attributes, source=source, reason=reason, resolve=resolve)
+
+    def add_many(self, items: Iterable[Mapping[str, Any]], *, resolve: bool = True) -> list[Added]:
+        """Assert many memories in one transaction: each item is ``add``'s keyword arguments
+        (``{"text": ..., "user_id": ..., "source": ...}``), written as ``add`` would, in order.
+
+        Faster than ``add`` in a ``batch()`` (items without ``key`` or ``supersedes`` are
+        appended in bulk), it returns a light :class:`~localmem.Added` per item: the new
+        ``memory_id`` and ``rev_id``, and ``.revision`` (what ``add`` returns) built when read.
+        Every item is checked and its time phrases read before anything is written, and all
+        are recorded at one instant (two values of one key then need explicit valid times):
+        the call lands whole or not at all.
+
+        Raises:
+            InvalidInputError (and add's other errors): the first bad item, named ``items[i]``.
+        """
+        return bulk.add_many(self._ledger, items, resolve=resolve)
 
     def add_messages(
         self,

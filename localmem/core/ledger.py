@@ -106,6 +106,10 @@ EARLIEST_RECORDED: Micros = 0
 LATEST_RECORDED: Micros = 7_258_118_400_000_000
 
 
+#: Where :meth:`Ledger.append_new` finds a revision row's seq, memory, user, recorded time and zone.
+_AT = tuple(sql.STAGED[1].columns.index(c) for c in ("seq", "memory_id", "user_id", "recorded_at", "tz"))
+
+
 def erase_marker(conn: apsw.Connection) -> str | None:
     """The marker file that says an erase's checkpoint is unfinished (None for an in-memory store)."""
     name = str(conn.filename)
@@ -525,6 +529,27 @@ class Ledger:
             erased=False, expired=expires_at is not None and expires_at <= recorded_at, stale=False,
         )
         return built
+
+    def newest_seq(self) -> int:
+        """The newest local revision number (0 in an empty file)."""
+        return int(self.connection.execute(sql.NEWEST_SEQ).get)
+
+    def append_new(self, memories: list[tuple[Any, ...]], revisions: list[tuple[Any, ...]],
+                   contents: list[tuple[Any, ...]]) -> None:
+        """Append new memories with their first revisions and content, one statement per table
+        (:data:`~localmem.core.sql.STAGED`, whose column orders the rows follow): ``add_many``'s
+        rows, seqs given and hashes chained through :meth:`link` and :meth:`set_head`."""
+        conn = self.connection
+        for staged, rows in zip(sql.STAGED, (memories, revisions, contents), strict=True):
+            conn.execute(staged.create)
+            conn.executemany(staged.stage, rows)
+            conn.execute(staged.insert)
+            conn.execute(staged.clear)
+        seq, memory, user, recorded, tz = _AT
+        for rev, content in zip(revisions, contents, strict=True):
+            self._txn_zones[rev[user]] = rev[tz]  # this user's last given zone, from now on
+            if self.embedder is not None:
+                self._unembedded.append(Pending(rev[seq], rev[memory], rev[user], rev[recorded], content[2]))
 
     def link(self, revision_hash: bytes | None, arrived_at: Micros) -> bytes:
         """The local chain value of the next revision (see :mod:`localmem.core.chain`); the caller

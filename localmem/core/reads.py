@@ -28,7 +28,7 @@ from .db import map_errors
 from .filters import compile_filter
 from .inputs import check_memory_id, check_text, optional_text
 from .ledger import Ledger
-from .revision import Change, Erasure, Revision, Snapshot, changes, revision_from_row
+from .revision import Change, Erasure, Revision, Snapshot, changes, lazy_revision_from_row, revision_from_row
 from .staleness import CHUNK, mark_stale
 
 __all__ = ["get", "read", "read_page", "snapshot", "history", "erasure", "chain", "users", "fetch_revisions"]
@@ -52,16 +52,15 @@ def get(
     known, valid = ledger.axes(as_of, known_at, valid_at, z)
     conn = ledger.connection
     try:
-        row = conn.execute(sql.GET_AS_OF, (memory_id, known)).fetchone()
-        derived = row is not None and conn.execute(sql.IS_DERIVED, (memory_id,)).fetchone() is not None
+        row = conn.execute(sql.GET_FLAGGED, (memory_id, known)).fetchone()
     except apsw.Error:
         with map_errors():
             raise
     if row is None:
         ledger.state(memory_id, writable=False)  # raises NotFoundError if unknown
         return None
-    rev = revision_from_row(row, valid)
-    if not derived:  # the hot path stays one lookup and one probe
+    rev = lazy_revision_from_row(row[:-1], valid)  # decoded field by field, when read
+    if not row[-1]:  # not derived: the hot path stays one statement
         return rev
     with map_errors():
         return mark_stale(conn, [rev], known)[0]

@@ -37,7 +37,7 @@ from .messages import checked_messages, read_times
 from .revision import Erasure, Revision
 
 __all__ = ["UNSET", "Unset", "add", "add_messages", "correct", "supersede", "retract", "expire", "erase",
-           "embed_missing"]
+           "embed_missing", "Said", "check_add", "check_add_args", "read_said", "write_one"]
 
 
 class Unset(enum.Enum):
@@ -84,15 +84,7 @@ def add(
 ) -> Revision:
     """See :meth:`localmem.store.Store.add` (``backfill=(at, name)``: recorded at ``at``, checked by
     :meth:`~localmem.core.ledger.Ledger.recorded_backfill`)."""
-    check_text(text)
-    check_text(user_id, "user_id")
-    check_text(kind, "kind")
-    optional_text(key, "key")
-    optional_text(reason, "reason")
-    if precision is not None:
-        check_precision(precision)
-    if tz is not None:
-        zone(tz)
+    check_add_args(text, user_id, kind, key, reason, precision, tz)
     encoded = _encoded(value, attributes, source)  # bad JSON is refused before the write begins
     _check_resolve(resolve)
     said = _read(ledger, text, source, encoded, user_id=user_id, observed_at=observed_at, tz=tz,
@@ -103,8 +95,68 @@ def add(
                   reason=reason, backfill=backfill)
 
 
+def check_add_args(text: str, user_id: str, kind: str, key: str | None, reason: str | None,
+                   precision: str | None, tz: str | ZoneInfo | None) -> None:
+    """``add``'s checks of its plain arguments (before any SQL runs)."""
+    check_text(text)
+    check_text(user_id, "user_id")
+    check_text(kind, "kind")
+    optional_text(key, "key")
+    optional_text(reason, "reason")
+    if precision is not None:
+        check_precision(precision)
+    if tz is not None:
+        zone(tz)
+
+
+def check_add(item: Mapping[str, Any], seen: set[tuple[str, str]]) -> None:
+    """:func:`check_add_args` for an item of ``add_many`` (a mapping of ``add``'s keyword arguments);
+    a (user_id, kind) pair of plain strings in ``seen`` passed already and is not checked again."""
+    user_id, kind = item["user_id"], item.get("kind", "fact")
+    known = type(user_id) is str and type(kind) is str and (user_id, kind) in seen
+    check_add_args(item["text"], "-" if known else user_id, "-" if known else kind, item.get("key"),
+                   item.get("reason"), item.get("precision"), item.get("tz"))
+    if not known and type(user_id) is str and type(kind) is str:
+        seen.add((user_id, kind))
+
+
+def read_said(ledger: Ledger, item: Mapping[str, Any], *, resolve: bool, zones: dict[str, ZoneInfo],
+              reading: Micros | None) -> Said:
+    """An ``add_many`` item read as ``add`` reads its arguments, before the write: its JSON encoded,
+    its zone (a zone given for a user holds for the user's later items, as it does for later adds;
+    ``zones`` caches each user's), its phrases read against its observed time, else ``reading``."""
+    user_id, tz, source = item["user_id"], item.get("tz"), item.get("source")
+    value, attributes = encode_json(item.get("value"), "value"), encode_attributes(item.get("attributes"))
+    z: ZoneInfo
+    if tz is not None:
+        z = zones[user_id] = zone(tz)
+    elif user_id in zones:
+        z = zones[user_id]
+    else:
+        z = zones[user_id] = ledger.zone_for(None, user_id)
+    observed_at = item.get("observed_at")
+    observed = None if observed_at is None else observed_micros(observed_at, 0, z)
+    at = observed if observed is not None else reading
+    assert at is not None  # the caller reads the clock when there are items
+    state = item.get("key") is not None or item.get("supersedes") is not None
+    encoded = encode_json(source, "source")  # bad JSON is refused whatever the text says
+    stored, said_source, said = read_times(item["text"], source, at, z,
+                                           resolve and item.get("valid_from") is None, state)
+    if said_source is not source:  # the message was kept in it: encode the new source
+        encoded = encode_json(said_source, "source")
+    return Said(stored, (value, attributes, encoded), z, observed, reading, said)
+
+
+def write_one(ledger: Ledger, item: Mapping[str, Any], said: Said) -> Revision:
+    """Write one ``add_many`` item that ``add`` would write (as read by :func:`read_said`)."""
+    return _write(ledger, said, user_id=item["user_id"], valid_from=item.get("valid_from"),
+                  valid_to=item.get("valid_to"), precision=item.get("precision"), expires=item.get("expires"),
+                  key=item.get("key"), supersedes=item.get("supersedes"), kind=item.get("kind", "fact"),
+                  reason=item.get("reason"), backfill=None)
+
+
 @dataclass(frozen=True, slots=True)
-class _Said:
+class Said:
     """A message read before its write: the stored text and source, its zone, when it was observed
     (None: at the write's recorded time), the clock reading the phrases were read against, and the
     valid time they give (None: none)."""
@@ -119,7 +171,7 @@ class _Said:
 
 def _read(ledger: Ledger, text: str, source: Any, encoded: Encoded, *, user_id: str,
           observed_at: TimeInput | None, tz: str | ZoneInfo | None, reading: bool, state: bool,
-          backfill: tuple[Micros, str] | None) -> _Said:
+          backfill: tuple[Micros, str] | None) -> Said:
     """Read a message's time phrases before its write transaction begins: the work grows with the
     message's length, and a long one must not hold the write lock while it is read."""
     z = ledger.zone_for(tz, user_id)
@@ -130,10 +182,10 @@ def _read(ledger: Ledger, text: str, source: Any, encoded: Encoded, *, user_id: 
     stored, said_source, said = read_times(text, source, at, z, reading, state)
     if said_source is not source:  # the message was kept in it: encode the new source only
         encoded = (encoded[0], encoded[1], encode_json(said_source, "source"))
-    return _Said(stored, encoded, z, observed, clock, said)
+    return Said(stored, encoded, z, observed, clock, said)
 
 
-def _write(ledger: Ledger, said: _Said, *, user_id: str, valid_from: TimeInput | None,
+def _write(ledger: Ledger, said: Said, *, user_id: str, valid_from: TimeInput | None,
            valid_to: TimeInput | None, precision: str | None, expires: TimeInput | None, key: str | None,
            supersedes: str | None, kind: str, reason: str | None,
            backfill: tuple[Micros, str] | None) -> Revision:
@@ -213,7 +265,7 @@ def add_messages(
     check_text(kind, "kind")
     # Every message's phrases are read before the transaction: the import holds the write lock
     # only for its rows.
-    read: list[tuple[_Said, tuple[Micros, str] | None]] = []
+    read: list[tuple[Said, tuple[Micros, str] | None]] = []
     for (i, message), sent_at in zip(kept, when, strict=True):
         at = (to_micros(sent_at), f"messages[{i}].sent_at") if backfill else None
         provenance = {**(source or {}), "role": message["role"], "index": i}

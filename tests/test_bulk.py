@@ -1,0 +1,165 @@
+"""add_many: many memories in one write, as add would write them, appended in bulk."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+import pytest
+from embedders import HashEmbedder
+
+import localmem
+from localmem.testing import FrozenClock
+
+#: Fields that differ between two stores writing the same thing: ids, the device.
+_OWN = {"rev_id", "memory_id", "origin"}
+
+ITEMS: list[dict[str, Any]] = [
+    {"text": "I went to the dentist yesterday", "user_id": "sam", "tz": "Europe/Berlin",
+     "source": {"session": "s1"}},
+    {"text": "Prefers the window seat", "user_id": "sam", "kind": "preference",
+     "attributes": {"topic": "travel"}, "value": {"seat": "window"}},
+    {"text": "Ann's passport", "user_id": "ann", "valid_from": "2025-05", "expires": "2026-04-01",
+     "reason": "told us"},
+    {"text": "Booked the trip", "user_id": "ann", "observed_at": "2026-03-01T09:00:00Z",
+     "valid_from": "2026-02-10", "valid_to": "2026-02-14", "precision": "week"},
+]
+
+
+def _same(a: localmem.Revision, b: localmem.Revision) -> dict[str, tuple[Any, Any]]:
+    return {f.name: (getattr(a, f.name), getattr(b, f.name)) for f in fields(a)
+            if f.name not in _OWN and getattr(a, f.name) != getattr(b, f.name)}
+
+
+@pytest.fixture
+def twin(clock: FrozenClock) -> Iterator[localmem.Store]:
+    s = localmem.open(":memory:", clock=clock)
+    yield s
+    s.close()
+
+
+def test_each_item_is_written_as_add_would_write_it(store: localmem.Store, twin: localmem.Store) -> None:
+    """Same arguments, same clock: add_many's revisions equal add's field by field; get reads them back."""
+    with twin.batch():
+        added = [twin.add(**item) for item in ITEMS]
+    many = store.add_many(ITEMS)
+    assert [m.revision.text for m in many] == [a.text for a in added]
+    for m, a in zip(many, added, strict=True):
+        assert _same(m.revision, a) == {}
+        assert store.get(m.memory_id) == m.revision
+        assert m.revision.memory_id == m.memory_id and m.revision.rev_id == m.rev_id
+    first = many[0].revision
+    assert first.valid_source == "resolved" and first.source["message"] == ITEMS[0]["text"]
+    assert store.doctor().ok
+
+
+def test_the_hashes_are_the_ones_add_computes(store: localmem.Store, clock: FrozenClock) -> None:
+    """doctor recomputes every hash and the local chain: bulk rows and one-row writes interleave in it."""
+    store.add("before", user_id="sam")
+    store.add_many([{"text": f"line {i}", "user_id": "sam"} for i in range(5)])
+    clock.advance(minutes=1)
+    store.add("after", user_id="sam")
+    report = store.doctor()
+    assert report.ok, [c for c in report.checks if not c.ok]
+    seqs = [r[0] for r in store.connection.execute("SELECT seq FROM revisions ORDER BY seq")]
+    assert seqs == list(range(1, 8))
+
+
+def test_keyed_items_supersede_in_their_place(store: localmem.Store, clock: FrozenClock) -> None:
+    """An item with a key takes add's path in its place in the order; its neighbours still go in bulk."""
+    old = store.add("lives in Porto", user_id="sam", key="home_city")
+    clock.advance(days=1)
+    out = store.add_many([{"text": "a", "user_id": "sam"},
+                          {"text": "lives in Lisbon", "user_id": "sam", "key": "home_city"},
+                          {"text": "b", "user_id": "sam", "supersedes": None}])
+    assert out[1].revision.supersedes == old.memory_id
+    after = store.get(old.memory_id)
+    assert after is not None and after.superseded_by == out[1].memory_id
+    texts = [t for (t,) in store.connection.execute(
+        "SELECT c.text FROM revisions AS r JOIN content AS c ON c.rev_seq = r.seq ORDER BY r.seq")]
+    assert texts == ["lives in Porto", "a", "lives in Lisbon", "lives in Porto", "b"]
+    assert store.doctor().ok
+
+
+def test_a_bad_item_refuses_the_whole_call_naming_it(store: localmem.Store) -> None:
+    """Every item is checked before anything is written: the error names the item, the file is unchanged."""
+    store.add("kept", user_id="sam")
+    bad: list[dict[str, Any]] = [{"text": "fine", "user_id": "sam"}, {"text": "  ", "user_id": "sam"}]
+    with pytest.raises(localmem.InvalidInputError, match=r"items\[1\]: text="):
+        store.add_many(bad)
+    with pytest.raises(localmem.InvalidInputError, match=r"items\[0\].*colour"):
+        store.add_many([{"text": "x", "user_id": "sam", "colour": "red"}])
+    with pytest.raises(localmem.InvalidInputError, match=r"items\[0\] needs text and user_id"):
+        store.add_many([{"text": "x"}])
+    with pytest.raises(localmem.InvalidInputError, match=r"items\[0\]: value="):
+        store.add_many([{"text": "x", "user_id": "sam", "value": {1, 2}}])
+    with pytest.raises(localmem.InvalidInputError, match=r"items\[1\]: user_id=\['sam'\] is not text"):
+        store.add_many([{"text": "x", "user_id": "sam"}, {"text": "y", "user_id": ["sam"]}])
+    with pytest.raises(localmem.InvalidInputError, match="not a list of mappings"):
+        store.add_many("text")  # type: ignore[arg-type]
+    with pytest.raises(localmem.InvalidInputError, match="resolve="):
+        store.add_many([], resolve="yes")  # type: ignore[arg-type]
+    assert store.connection.execute("SELECT count(*) FROM revisions").get == 1
+
+
+def test_a_refused_key_value_rolls_the_call_back(store: localmem.Store) -> None:
+    """A write refused half way (a key value that overlaps the current one) leaves nothing of the call."""
+    store.add("lives in Porto", user_id="sam", key="home_city", valid_from="2026-03-01")
+    with pytest.raises(localmem.InvalidIntervalError):
+        store.add_many([{"text": "a", "user_id": "sam"},
+                        {"text": "lives in Lisbon", "user_id": "sam", "key": "home_city",
+                         "valid_from": "2026-02-01"}])
+    assert store.connection.execute("SELECT count(*) FROM revisions").get == 1
+
+
+def test_a_zone_given_for_a_user_holds_for_the_users_later_items(store: localmem.Store) -> None:
+    """As with add: the zone last given for a user is the one the user's next items are read in."""
+    out = store.add_many([{"text": "a", "user_id": "sam", "tz": "Asia/Tokyo"},
+                          {"text": "on 2026-03-01", "user_id": "sam", "valid_from": "2026-03-01"},
+                          {"text": "c", "user_id": "ann"}])
+    assert [o.revision.tz for o in out] == ["Asia/Tokyo", "Asia/Tokyo", "UTC"]
+    assert out[1].revision.valid_from.isoformat() == "2026-02-28T15:00:00+00:00"
+    assert store.user_zone("sam") == "Asia/Tokyo"
+
+
+def test_bulk_rows_are_searchable_and_erasable(store: localmem.Store) -> None:
+    """The full-text index follows the bulk rows; an erase takes their words out of it again."""
+    out = store.add_many([{"text": "hill repeats on Tuesday", "user_id": "sam"},
+                          {"text": "tempo run", "user_id": "sam"}], resolve=False)
+    [hit] = store.search("hill repeats", user_id="sam", log=False)
+    assert hit.revision.memory_id == out[0].memory_id
+    store.erase(out[0].memory_id)
+    assert store.search("hill repeats", user_id="sam", log=False) == []
+    assert store.doctor().ok
+
+
+def test_inside_a_batch_it_commits_with_the_batch(file_store: localmem.Store) -> None:
+    """Nested in batch(), the items are part of the batch: rolled back with it."""
+    with pytest.raises(RuntimeError), file_store.batch():
+        file_store.add_many([{"text": "gone", "user_id": "sam"}])
+        raise RuntimeError("the app changed its mind")
+    assert file_store.connection.execute("SELECT count(*) FROM revisions").get == 0
+    with file_store.batch():
+        [kept] = file_store.add_many([{"text": "kept", "user_id": "sam"}])
+    assert file_store.get(kept.memory_id) is not None
+    assert file_store.add_many([]) == []
+
+
+def test_an_embedder_embeds_every_bulk_row(clock: FrozenClock, tmp_path: Path) -> None:
+    """With an embedder, each item's text gets its vector in the call's own transaction."""
+    s = localmem.open(tmp_path / "v.db", clock=clock, embedder=HashEmbedder())
+    try:
+        s.add_many([{"text": f"note {i}", "user_id": "sam"} for i in range(3)])
+        assert s.connection.execute("SELECT count(*) FROM embeddings").get == 3
+        assert s.doctor().ok
+    finally:
+        s.close()
+
+
+def test_the_result_is_light_until_its_revision_is_read(store: localmem.Store) -> None:
+    """Added carries the ids; .revision is built once, then kept."""
+    [a] = store.add_many([{"text": "x", "user_id": "sam"}])
+    assert repr(a) == f"Added(memory_id={a.memory_id!r}, rev_id={a.rev_id!r})"
+    assert a.revision is a.revision

@@ -2,11 +2,14 @@
 
     python benchmarks/ab.py REF -- benchmarks/store.py --revisions 100000
     python benchmarks/ab.py 131bb30 --rounds 3 -- benchmarks/search.py --revisions 100000
+    python benchmarks/ab.py 803eb23 --same-script -- benchmarks/search.py --revisions 10000
 
 REF is checked out into a temporary git worktree; the working tree is the other side.
 Each round runs the script once from each side (ABAB..., alternating which goes first),
 each in its own process with that side's ``localmem`` first on ``sys.path`` and that
-side's copy of the script, so a change of load hits both sides alike. Every numeric
+side's copy of the script (with ``--same-script``, the working tree's on both sides: a
+benchmark newer than REF still measures REF's library), so a change of load hits both
+sides alike. Every numeric
 figure of the JSON object the script prints last is collected; the table gives each
 side's median and new / old. Timings are printed, never asserted.
 """
@@ -42,10 +45,11 @@ def flatten(obj: Any, prefix: str = "") -> dict[str, float]:
     return out
 
 
-def run_side(tree: Path, script: str, args: list[str]) -> dict[str, float]:
-    """Run ``script`` (relative to the repository) from ``tree``; its last line's JSON, flattened."""
+def run_side(tree: Path, script: str, args: list[str], script_tree: Path | None = None) -> dict[str, float]:
+    """Run ``script`` (relative to the repository; ``script_tree``'s copy, else ``tree``'s) with
+    ``tree``'s localmem; its last line's JSON, flattened."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    done = subprocess.run([sys.executable, str(tree / script), *args], cwd=tree, env=env,
+    done = subprocess.run([sys.executable, str((script_tree or tree) / script), *args], cwd=tree, env=env,
                           capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"{script} failed in {tree}:\n{done.stderr[-2000:]}")
@@ -58,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("ref", help="the commit to compare against (the old side)")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--match", default="", help="only figures whose path contains this")
+    parser.add_argument("--same-script", action="store_true",
+                        help="run the working tree's copy of the script on both sides")
     argv = sys.argv[1:] if argv is None else argv
     if "--" not in argv:
         parser.error("give the benchmark after --: ab.py REF -- SCRIPT [ARGS...]")
@@ -77,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
                 order = [("old", old_tree), ("new", REPO)]
                 for name, tree in order if r % 2 == 0 else order[::-1]:
                     print(f"round {r + 1}/{args.rounds}: {name} ...", file=sys.stderr, flush=True)
-                    sides[name].append(run_side(tree, script, script_args))
+                    here = REPO if args.same_script else None
+                    sides[name].append(run_side(tree, script, script_args, here))
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(old_tree)], cwd=REPO,
                            check=False, capture_output=True)

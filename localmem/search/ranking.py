@@ -52,7 +52,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple, cast
 from zoneinfo import ZoneInfo
 
 import apsw
@@ -149,9 +149,9 @@ class Hit:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class _Candidate:
-    """What ranking needs of a memory found by its words; a full Revision is built only for hits."""
+class _Candidate(NamedTuple):
+    """What ranking needs of a memory found by its words; a full Revision is built only for hits.
+    A tuple: a search makes hundreds, and a tuple is made straight from its row."""
 
     seq: int
     memory_id: str
@@ -165,8 +165,7 @@ class _Candidate:
     said: str | None  # the message as said, when the stored text rewrote its time phrases
 
 
-def _candidate(row: tuple[Any, ...]) -> _Candidate:
-    return _Candidate(*row)
+_candidate = _Candidate._make
 
 
 def query_terms(text: str) -> list[tuple[str, ...]]:
@@ -235,17 +234,20 @@ def _top_seq(conn: apsw.Connection, known: int) -> int | None:
     return None if row is None else int(row[0])
 
 
-def _tf_function(api: apsw.FTS5ExtensionApi, *args: apsw.SQLiteValue) -> str:
-    """FTS5 auxiliary function: the row's text length in tokens, then how often each of the
-    query's last ``args[0]`` phrases occurs in its text ("12 0 2 1")."""
-    first = api.phrase_count - int(args[0])  # type: ignore[arg-type]  # always an integer bound by search
-    counts = [len(api.phrase_locations(i)[0]) for i in range(first, api.phrase_count)]
-    return " ".join(map(str, (api.column_size(0), *counts)))
-
-
 def _expression(term: tuple[str, ...]) -> str:
     """One term's FTS5 expression: its forms, each a quoted phrase, OR-ed."""
     return "(" + " OR ".join(fts_phrase(f) for f in term) + ")"
+
+
+def _occurrences(words: list[str], phrase: tuple[str, ...]) -> int:
+    """How often ``phrase`` (tokens) occurs in ``words`` (tokens), as FTS5 counts a phrase: each
+    run of its tokens in a row; a phrase of no tokens matches nothing."""
+    if len(phrase) == 1:
+        return words.count(phrase[0])
+    if not phrase:
+        return 0
+    n = len(phrase)
+    return sum(1 for i in range(len(words) - n + 1) if tuple(words[i : i + n]) == phrase)
 
 
 def _by_words(
@@ -256,41 +258,39 @@ def _by_words(
     windows: list[tuple[int, int]],
     limit: int,
 ) -> dict[str, tuple[_Candidate, float]]:
-    """The memories holding the terms, each with its as-of BM25 score (see CANDIDATES_PER_TERM)."""
-    conn.register_fts5_function(queries.TF_FUNCTION, _tf_function)
+    """The memories holding the terms, each with its as-of BM25 score (see CANDIDATES_PER_TERM).
+
+    FTS5 finds which revisions hold which terms (bounded seeks of seqs only); one query then
+    keeps those in the search's scope, and each one's length and term counts are read from
+    its text with the index's own tokenizer, so each candidate is decoded and counted once
+    however many seeks found it.
+    """
     tokenize = conn.fts5_tokenizer(*queries.FTS_TOKENIZER)
     cap = max(CANDIDATES_PER_TERM, 2 * limit)
-    owner = _owner(scope.user_id)
-    every = " OR ".join(fts_phrase(f) for term in terms for f in term)
-    n_forms = sum(len(term) for term in terms)
-    found: dict[str, _Candidate] = {}
-    counts: dict[str, tuple[int, list[int]]] = {}  # memory -> (length, tf of each form)
+    # Alone in the store (the usual local case), the user owns every indexed row: the owner
+    # term, whose doclist is the whole index, only slows each MATCH down.
+    alone = conn.execute(queries.OTHER_OWNER, (scope.user_id,)).fetchone() is None
+    owner = "" if alone else f"{_owner(scope.user_id)} AND "
+    seqs: set[int] = set()
 
     def gather(fts: str, bottom: int = 0, newest: bool = True, most: int = cap) -> None:
-        q = queries.search_as_of(
-            scope,
-            f"{owner} AND text : ({fts}) AND text : ({every})",
-            top=top,
-            bottom=bottom,
-            newest=newest,
-            cap=most,
-            forms=n_forms,
-        )
-        for row in conn.execute(q.sql, q.params):
-            c = _candidate(row[:-1])
-            found[c.memory_id] = c
-            length, *tfs = map(int, row[-1].split())
-            if c.said is not None:  # the dates written into the text are not words said
-                length = sum(1 for _ in tokenize(c.said.encode(), apsw.FTS5_TOKENIZE_DOCUMENT, None))
-            counts[c.memory_id] = (length, tfs)
+        seek = queries.FTS_NEWEST if newest else queries.FTS_OLDEST
+        seqs.update(row[0] for row in conn.execute(seek, (f"{owner}text : ({fts})", bottom, top, most)))
 
-    nth = conn.execute(queries.FTS_NTH_NEWEST, (owner, top, STATS_WINDOW - 1)).fetchone()
+    if alone:
+        nth = conn.execute(queries.CONTENT_NTH_NEWEST, (top, STATS_WINDOW - 1)).fetchone()
+    else:
+        nth = conn.execute(queries.FTS_NTH_NEWEST, (_owner(scope.user_id), top, STATS_WINDOW - 1)).fetchone()
     if nth is None:  # fewer than STATS_WINDOW: count them all
-        bottom, n = 0, int(conn.execute(queries.FTS_COUNT, (owner, 0, top)).get)
+        bottom = 0
+        if alone:
+            n = int(conn.execute(queries.CONTENT_COUNT, (0, top)).get)
+        else:
+            n = int(conn.execute(queries.FTS_COUNT, (_owner(scope.user_id), 0, top)).get)
     else:
         bottom, n = int(nth[0]), STATS_WINDOW
     df = [
-        int(conn.execute(queries.FTS_COUNT, (f"{owner} AND text : {_expression(t)}", bottom, top)).get)
+        int(conn.execute(queries.FTS_COUNT, (f"{owner}text : {_expression(t)}", bottom, top)).get)
         for t in terms
     ]
     # When the statistics count the whole store, a term's df says whether its newest matches
@@ -309,17 +309,40 @@ def _by_words(
                 gather(_expression(term), bottom=start[0], newest=False)
     if len(terms) > 1 and not any(whole):  # memories holding every word, however common each is
         gather(" AND ".join(_expression(t) for t in terms))
-    if not found:
+    if not seqs:
         return {}
+    phrases = [[tuple(_tokens(tokenize, f, apsw.FTS5_TOKENIZE_QUERY)) for f in term] for term in terms]
+    # The usual case, every form one token: each term's count is a few list.count calls.
+    one_token = all(len(p) == 1 for term in phrases for p in term)
+    single = [[p[0] for p in term] for term in phrases] if one_token else None
+    found: dict[str, _Candidate] = {}
     tf: dict[str, list[int]] = {}
-    for memory_id, (_, tfs) in counts.items():
-        per_term, i = [], 0
-        for term in terms:
-            per_term.append(sum(tfs[i : i + len(term)]))
-            i += len(term)
-        tf[memory_id] = per_term
-    scores = bm25(tf, {m: length for m, (length, _) in counts.items()}, n, df)
+    lengths: dict[str, int] = {}
+    q = queries.in_scope(scope, sorted(seqs))
+    for row in conn.execute(q.sql, q.params):
+        c = _candidate(row)
+        words = _tokens(tokenize, c.text)
+        found[c.memory_id] = c
+        if single is not None:
+            tf[c.memory_id] = [sum(map(words.count, tokens)) for tokens in single]
+        else:
+            tf[c.memory_id] = [sum(_occurrences(words, p) for p in term) for term in phrases]
+        # the dates written into a resolved memory's text are not words said
+        lengths[c.memory_id] = len(words) if c.said is None else len(_tokens(tokenize, c.said))
+    scores = bm25(tf, lengths, n, df)
     return {k: (c, scores[k]) for k, c in found.items() if scores.get(k, 0.0) > 0}
+
+
+def _tokens(
+    tokenize: apsw.FTS5Tokenizer, text: str | None, reason: int = apsw.FTS5_TOKENIZE_DOCUMENT
+) -> list[str]:
+    """``text``'s tokens as the full-text index holds them (or, with FTS5_TOKENIZE_QUERY, as
+    FTS5 reads a quoted phrase of a query)."""
+    if not text:
+        return []
+    # Without offsets and colocated tokens each token is a plain string.
+    tokens = tokenize(text.encode(), reason, None, include_offsets=False, include_colocated=False)
+    return cast(list[str], tokens)
 
 
 def _by_time(conn: apsw.Connection, windows: list[tuple[int, int]], scope: Scope) -> list[_Candidate]:

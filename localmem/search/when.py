@@ -42,6 +42,7 @@ event is about last month).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -206,18 +207,30 @@ def read_query(query: str, at: datetime, tz: ZoneInfo) -> QueryTime:
     return QueryTime(tuple(windows), text, bool(_WHEN.match(query)))
 
 
-def _span(p: Placed, known: int) -> tuple[int, int]:
-    """Where a memory's valid time lies (µs), or its said day when the valid time was assumed."""
+def _span(p: Placed, known: int, said: tuple[int, int]) -> tuple[int, int]:
+    """Where a memory's valid time lies (µs), or its said day (``said``) when the valid time was assumed."""
     if p.valid_source == "assumed":
-        return _said_day(p)
+        return said
     end = p.valid_to if p.valid_to is not None else max(known, p.valid_from + _DAY_US)
     return p.valid_from, end
 
 
 def _said_day(p: Placed) -> tuple[int, int]:
-    local = from_micros(p.observed_at).astimezone(ZoneInfo(p.tz))
-    start = to_micros(local.replace(hour=0, minute=0, second=0, microsecond=0))
+    """The local day (in the memory's zone) it was said on, as UTC µs: from its local midnight,
+    one day of µs long."""
+    # fromtimestamp on whole seconds: zone transitions fall on whole seconds, so the local
+    # date and fold are those of the exact instant.
+    local = datetime.fromtimestamp(p.observed_at // 1_000_000, ZoneInfo(p.tz))
+    start = _midnight(p.tz, local.toordinal(), local.fold)
     return start, start + _DAY_US
+
+
+@functools.lru_cache(maxsize=8192)
+def _midnight(tz: str, day: int, fold: int) -> int:
+    """The instant (UTC µs) of local midnight on ``day`` (a proleptic ordinal) in ``tz``,
+    read with ``fold`` as the instant said on that day had it: a search scores hundreds of
+    memories, most said on a few hundred days, so each (zone, day) is worked out once."""
+    return to_micros(datetime.fromordinal(day).replace(tzinfo=ZoneInfo(tz), fold=fold))
 
 
 def _fit(start: int, end: int, lo: int, hi: int) -> float:
@@ -240,9 +253,9 @@ def time_fit(p: Placed, windows: tuple[Window, ...], known: int) -> tuple[float,
     """How well a memory fits the query's windows: (the best window that adds, the best that
     scales), each its weight times the better of the valid time's fit (weighed by precision)
     and the said day's (weighed by :data:`SAID_WEIGHT`), a fit being in [0, 1]."""
-    start, end = _span(p, known)
-    precision = PRECISION_WEIGHT.get(p.precision if p.valid_source != "assumed" else "day", 0.3)
     said = _said_day(p)
+    start, end = _span(p, known, said)
+    precision = PRECISION_WEIGHT.get(p.precision if p.valid_source != "assumed" else "day", 0.3)
     best = [0.0, 0.0]
     for w in windows:
         fit = _fit(start, end, w.lo, w.hi) * precision

@@ -49,6 +49,7 @@ The rules:
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass
@@ -63,7 +64,7 @@ from ..errors import InvalidInputError
 from ..time.clock import from_micros
 from . import sql as queries
 from .sql import Scope
-from .when import read_query, time_fit, time_score, when_bonus
+from .when import read_query, time_fitter, time_score, when_bonus
 from .words import content_words, forms, fts_phrase
 
 __all__ = [
@@ -163,6 +164,7 @@ class _Candidate(NamedTuple):
     observed_at: int
     tz: str
     said: str | None  # the message as said, when the stored text rewrote its time phrases
+    created_at: int  # the memory's creation, UTC microseconds
 
 
 _candidate = _Candidate._make
@@ -273,9 +275,13 @@ def _by_words(
     owner = "" if alone else f"{_owner(scope.user_id)} AND "
     seqs: set[int] = set()
 
-    def gather(fts: str, bottom: int = 0, newest: bool = True, most: int = cap) -> None:
+    def gather(fts: str, bottom: int = 0, newest: bool = True, most: int = cap) -> int | None:
+        """Add the seek's seqs; the smallest when it found ``most`` (None when it found fewer:
+        then it found every match)."""
         seek = queries.FTS_NEWEST if newest else queries.FTS_OLDEST
-        seqs.update(row[0] for row in conn.execute(seek, (f"{owner}text : ({fts})", bottom, top, most)))
+        got = [row[0] for row in conn.execute(seek, (f"{owner}text : ({fts})", bottom, top, most))]
+        seqs.update(got)
+        return min(got) if len(got) == most else None
 
     if alone:
         nth = conn.execute(queries.CONTENT_NTH_NEWEST, (top, STATS_WINDOW - 1)).fetchone()
@@ -300,14 +306,19 @@ def _by_words(
     read_whole = [(t, held) for t, held, complete in zip(terms, df, whole, strict=True) if complete and held]
     if read_whole:  # one query reads each memory holding any of them once
         gather(" OR ".join(_expression(t) for t, _ in read_whole), most=sum(held for _, held in read_whole))
+    every_match = False  # some term's newest seek found all its matches
     for term, complete in zip(terms, whole, strict=True):
         if complete:
             continue
-        gather(_expression(term))
+        reached = gather(_expression(term))
+        every_match = every_match or reached is None
         for start in starts:  # what was said about the window is recorded during or after it
-            if start is not None and start[0] <= top:
+            # Skipped when the newest seek reached back to the window's start: it holds them all.
+            if start is not None and start[0] <= top and reached is not None and reached > start[0]:
                 gather(_expression(term), bottom=start[0], newest=False)
-    if len(terms) > 1 and not any(whole):  # memories holding every word, however common each is
+    # Memories holding every word, however common each is (a term whose matches were all read
+    # holds them already).
+    if len(terms) > 1 and not any(whole) and not every_match:
         gather(" AND ".join(_expression(t) for t in terms))
     if not seqs:
         return {}
@@ -440,10 +451,11 @@ def run_search(
     else:
         texts = fuse([bm25s, similar], {m: _stable(c) for m, c in items.items()})
     timed = bool(windows) or asked.asks_when
+    time_fit = time_fitter(windows, scope.known)
     ranked: list[tuple[_Candidate, float, float, float | None, float | None, float | None]] = []
     for memory_id, item in items.items():
         text = texts.get(memory_id, 0.0)
-        fit = time_score(time_fit(item, windows, scope.known), text, not by_time_only) if windows else 0.0
+        fit = time_score(time_fit(item), text, not by_time_only) if windows else 0.0
         if memory_id not in texts and fit < TIME_ONLY_FLOOR:
             continue  # found only by time, and not near it after all
         if asked.asks_when and item.valid_source != "assumed":
@@ -459,7 +471,7 @@ def run_search(
     uses = _usage(conn, [r[0].memory_id for r in ranked], scope.known)
     final = []
     for item, score, text, shown, bm, sim in ranked:
-        u = squash(activation(*uses[item.memory_id], scope.known))
+        u = squash(activation(item.created_at, uses.get(item.memory_id, []), scope.known))
         final.append((score + USAGE_WEIGHT * u, text, _stable(item), item, shown, bm, u, sim))
     final.sort(key=lambda f: (-f[0], -f[1], f[2]))
     top = final[:limit]
@@ -477,35 +489,24 @@ def run_search(
     ]
 
 
-def _usage(conn: apsw.Connection, memory_ids: list[str], known: int) -> dict[str, tuple[int, list[int]]]:
-    """Per memory: when it was created and when it was retrieved before ``known``.
+def _usage(conn: apsw.Connection, memory_ids: list[str], known: int) -> dict[str, list[int]]:
+    """Per memory retrieved before ``known``: when.
 
     Strictly before: a search records its own hits at its own time, so a replay as of that
     very instant ranks as the search did.
     """
-    out: dict[str, tuple[int, list[int]]] = {}
-    for start in range(0, len(memory_ids), 500):
-        chunk = memory_ids[start : start + 500]
-        marks = ", ".join("?" * len(chunk))
-        for memory_id, created in conn.execute(
-            f"SELECT memory_id, created_at FROM memories WHERE memory_id IN ({marks})", chunk
-        ):
-            out[memory_id] = (created, [])
-        for memory_id, used_at in conn.execute(
-            f"SELECT memory_id, used_at FROM usage WHERE memory_id IN ({marks}) AND used_at < ?",
-            (*chunk, known),
-        ):
-            out[memory_id][1].append(used_at)
+    out: dict[str, list[int]] = {}
+    for memory_id, used_at in conn.execute(queries.USES_BEFORE, (json.dumps(memory_ids), known)):
+        out.setdefault(memory_id, []).append(used_at)
     return out
 
 
 def activation(created: int, uses: list[int], known: int) -> float:
     """ACT-R base-level activation: ln of the summed, decayed weight of each use and of the
     creation, which counts :data:`CREATION_WEIGHT` of a use."""
-    total = 0.0
-    for weight, at in ((CREATION_WEIGHT, created), *((1.0, used) for used in uses)):
-        age_days = max((known - at) / _DAY_US, 1 / 24)
-        total += weight * age_days**-DECAY
+    total = CREATION_WEIGHT * max((known - created) / _DAY_US, 1 / 24) ** -DECAY
+    for used in uses:
+        total += max((known - used) / _DAY_US, 1 / 24) ** -DECAY
     return math.log(total)
 
 

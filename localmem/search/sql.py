@@ -27,6 +27,7 @@ __all__ = [
     "FTS_NTH_NEWEST",
     "near_in_time",
     "in_scope",
+    "USES_BEFORE",
     "by_seq",
 ]
 
@@ -49,11 +50,12 @@ class Scope:
     extra: tuple[str, dict[str, object]] | None  # a compiled filter: SQL and its parameters
 
 
-#: What a search scores a candidate by, before it builds the few Revisions it returns; last,
-#: the message as said when the stored text is its rewrite with dates (valid time resolved).
+#: What a search scores a candidate by, before it builds the few Revisions it returns: then
+#: the message as said when the stored text is its rewrite with dates (valid time resolved),
+#: and the memory's creation (for its usage).
 LIGHT_COLUMNS = """
     r.seq, r.memory_id, c.text, r.valid_from, r.valid_to, r.precision, r.valid_source, r.observed_at, r.tz,
-    CASE WHEN r.valid_source = 'resolved' THEN json_extract(c.source, '$.message') END"""
+    CASE WHEN r.valid_source = 'resolved' THEN json_extract(c.source, '$.message') END, m.created_at"""
 
 def _search_conditions(scope: Scope) -> tuple[list[str], dict[str, object]]:
     """A search's scope: the user's current knowledge as of ``known`` (see read_conditions), filtered."""
@@ -171,6 +173,13 @@ def in_scope(scope: Scope, seqs: list[int]) -> Query:
     where, params = _search_conditions(scope)
     params["seqs"] = json.dumps(seqs)
     return Query(_light_in_scope("SELECT value FROM json_each(:seqs)", where), params)
+
+
+#: When each of the memories in the JSON array ?1 was retrieved before ?2.
+USES_BEFORE = (
+    "SELECT memory_id, used_at FROM usage"
+    " WHERE memory_id IN (SELECT value FROM json_each(?1)) AND used_at < ?2"
+)
 
 
 def by_seq(seqs: list[int]) -> Query:

@@ -49,6 +49,7 @@ The rules:
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 import re
@@ -206,7 +207,7 @@ def bm25(tf: dict[str, list[int]], lengths: dict[str, int], n: int, df: list[int
     for memory_id, counts in tf.items():
         norm = 1 - b + b * lengths[memory_id] / avgdl
         terms = zip(idf, counts, strict=True)
-        scores[memory_id] = sum(w * c * (k1 + 1) / (c + k1 * norm) for w, c in terms if c)
+        scores[memory_id] = sum([w * c * (k1 + 1) / (c + k1 * norm) for w, c in terms if c])
     return scores
 
 
@@ -275,13 +276,12 @@ def _by_words(
     owner = "" if alone else f"{_owner(scope.user_id)} AND "
     seqs: set[int] = set()
 
-    def gather(fts: str, bottom: int = 0, newest: bool = True, most: int = cap) -> int | None:
-        """Add the seek's seqs; the smallest when it found ``most`` (None when it found fewer:
-        then it found every match)."""
+    def gather(fts: str, bottom: int = 0, newest: bool = True, most: int = cap) -> list[int]:
+        """Add the seek's seqs (in its order) and return them."""
         seek = queries.FTS_NEWEST if newest else queries.FTS_OLDEST
         got = [row[0] for row in conn.execute(seek, (f"{owner}text : ({fts})", bottom, top, most))]
         seqs.update(got)
-        return min(got) if len(got) == most else None
+        return got
 
     if alone:
         nth = conn.execute(queries.CONTENT_NTH_NEWEST, (top, STATS_WINDOW - 1)).fetchone()
@@ -295,47 +295,48 @@ def _by_words(
             n = int(conn.execute(queries.FTS_COUNT, (_owner(scope.user_id), 0, top)).get)
     else:
         bottom, n = int(nth[0]), STATS_WINDOW
-    df = [
-        int(conn.execute(queries.FTS_COUNT, (f"{owner}text : {_expression(t)}", bottom, top)).get)
-        for t in terms
-    ]
+    # Each term's newest matches, and how many revisions of the statistics' window hold it:
+    # counted from the seek when it reached back to the window's bottom (or found fewer than
+    # asked: every match), else by FTS5.
+    newest: list[list[int]] = []
+    df: list[int] = []
+    for t in terms:
+        got = gather(_expression(t))
+        newest.append(got)
+        if len(got) < cap or got[-1] <= bottom:
+            df.append(sum(1 for seq in got if seq >= bottom))
+        else:
+            match = f"{owner}text : {_expression(t)}"
+            df.append(int(conn.execute(queries.FTS_COUNT, (match, bottom, top)).get))
     # When the statistics count the whole store, a term's df says whether its newest matches
     # are all of them: then no other gather can find more (none at all for a df of 0).
     whole = [bottom == 0 and held <= cap for held in df]
     starts = [conn.execute(queries.FIRST_SEQ_FROM, (lo,)).fetchone() for lo, _ in windows]
-    read_whole = [(t, held) for t, held, complete in zip(terms, df, whole, strict=True) if complete and held]
-    if read_whole:  # one query reads each memory holding any of them once
-        gather(" OR ".join(_expression(t) for t, _ in read_whole), most=sum(held for _, held in read_whole))
-    every_match = False  # some term's newest seek found all its matches
-    for term, complete in zip(terms, whole, strict=True):
-        if complete:
+    for term, complete, got in zip(terms, whole, newest, strict=True):
+        if complete or len(got) < cap:
             continue
-        reached = gather(_expression(term))
-        every_match = every_match or reached is None
         for start in starts:  # what was said about the window is recorded during or after it
             # Skipped when the newest seek reached back to the window's start: it holds them all.
-            if start is not None and start[0] <= top and reached is not None and reached > start[0]:
+            if start is not None and start[0] <= top and got[-1] > start[0]:
                 gather(_expression(term), bottom=start[0], newest=False)
-    # Memories holding every word, however common each is (a term whose matches were all read
-    # holds them already).
-    if len(terms) > 1 and not any(whole) and not every_match:
+    # Memories holding every word, however common each is (unless some term's matches were
+    # all read: they hold them already).
+    if len(terms) > 1 and not any(whole) and all(len(got) == cap for got in newest):
         gather(" AND ".join(_expression(t) for t in terms))
     if not seqs:
         return {}
     phrases = [[tuple(_tokens(tokenize, f, apsw.FTS5_TOKENIZE_QUERY)) for f in term] for term in terms]
-    # The usual case, every form one token: each term's count is a few list.count calls.
-    one_token = all(len(p) == 1 for term in phrases for p in term)
-    single = [[p[0] for p in term] for term in phrases] if one_token else None
+    # The usual case, each term one form of one token: its count is one list.count.
+    flat = [term[0][0] for term in phrases] if all(len(t) == 1 and len(t[0]) == 1 for t in phrases) else None
     found: dict[str, _Candidate] = {}
     tf: dict[str, list[int]] = {}
     lengths: dict[str, int] = {}
     q = queries.in_scope(scope, sorted(seqs))
-    for row in conn.execute(q.sql, q.params):
-        c = _candidate(row)
+    for c in map(_candidate, conn.execute(q.sql, q.params)):
         words = _tokens(tokenize, c.text)
         found[c.memory_id] = c
-        if single is not None:
-            tf[c.memory_id] = [sum(map(words.count, tokens)) for tokens in single]
+        if flat is not None:
+            tf[c.memory_id] = list(map(words.count, flat))
         else:
             tf[c.memory_id] = [sum(_occurrences(words, p) for p in term) for term in phrases]
         # the dates written into a resolved memory's text are not words said
@@ -473,8 +474,7 @@ def run_search(
     for item, score, text, shown, bm, sim in ranked:
         u = squash(activation(item.created_at, uses.get(item.memory_id, []), scope.known))
         final.append((score + USAGE_WEIGHT * u, text, _stable(item), item, shown, bm, u, sim))
-    final.sort(key=lambda f: (-f[0], -f[1], f[2]))
-    top = final[:limit]
+    top = heapq.nsmallest(limit, final, key=lambda f: (-f[0], -f[1], f[2]))  # sorted(...)[:limit]
     light = [f[3].seq for f in top]
     full = {}
     if light:

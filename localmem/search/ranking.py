@@ -168,7 +168,8 @@ class _Candidate(NamedTuple):
     created_at: int  # the memory's creation, UTC microseconds
 
 
-_candidate = _Candidate._make
+def _candidate(row: tuple[Any, ...]) -> _Candidate:
+    return _Candidate(*row)
 
 
 def query_terms(text: str) -> list[tuple[str, ...]]:

@@ -12,9 +12,10 @@ The rules:
   :mod:`.words`) each become a term: the word and, if irregular, the other forms of its
   lemma ("ran" → run OR ran), each quoted into an FTS5 phrase, so FTS5 syntax in user
   text ("NEAR", quotes, ``*``, ``-``) is only ever words. FTS5 finds the memories holding
-  each term and, through an auxiliary function, how often and how long (in tokens: of the
-  message as said, when the stored text rewrote its time phrases in dates, for the dates
-  are not words anyone said and would make it look less focused than it was); the BM25
+  each term; the index's own tokenizer, run on each candidate's text, says how often and
+  how long (in tokens: of the message as said, when the stored text rewrote its time
+  phrases in dates, for the dates are not words anyone said and would make it look less
+  focused than it was); the BM25
   score (FTS5's own formula: k1 1.2, ln((N - df + 0.5) / (df + 0.5)) floored at 1e-6, but
   b 0.3 for FTS5's 0.75, as :data:`B` says why) is computed here, from statistics read as
   of known_at, because FTS5's own count every revision ever written. Scores are scaled to
@@ -49,10 +50,12 @@ The rules:
 
 from __future__ import annotations
 
+import functools
 import heapq
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple, cast
 from zoneinfo import ZoneInfo
@@ -168,8 +171,8 @@ class _Candidate(NamedTuple):
     created_at: int  # the memory's creation, UTC microseconds
 
 
-def _candidate(row: tuple[Any, ...]) -> _Candidate:
-    return _Candidate(*row)
+#: A candidate straight from its row, as NamedTuple's own ``_make`` builds one.
+_candidate = cast(Callable[[tuple[Any, ...]], _Candidate], functools.partial(tuple.__new__, _Candidate))
 
 
 def query_terms(text: str) -> list[tuple[str, ...]]:
@@ -333,8 +336,13 @@ def _by_words(
     tf: dict[str, list[int]] = {}
     lengths: dict[str, int] = {}
     q = queries.in_scope(scope, sorted(seqs))
+    doc = apsw.FTS5_TOKENIZE_DOCUMENT
     for c in map(_candidate, conn.execute(q.sql, q.params)):
-        words = _tokens(tokenize, c.text)
+        # _tokens inline: this loop runs for every candidate
+        words: list[str] = (
+            tokenize(c.text.encode(), doc, None, include_offsets=False, include_colocated=False)  # type: ignore[assignment]
+            if c.text else []
+        )
         found[c.memory_id] = c
         if flat is not None:
             tf[c.memory_id] = list(map(words.count, flat))

@@ -2,6 +2,7 @@
 
     python benchmarks/ab.py REF -- benchmarks/store.py --revisions 100000
     python benchmarks/ab.py 131bb30 --rounds 3 -- benchmarks/search.py --revisions 100000
+    python benchmarks/ab.py 803eb23 --same-script -- benchmarks/search.py --revisions 10000
 
 REF is checked out into a temporary git worktree; the working tree is the other side.
 Each round runs the script once from each side (ABAB..., alternating which goes first),

@@ -12,9 +12,10 @@ The rules:
   :mod:`.words`) each become a term: the word and, if irregular, the other forms of its
   lemma ("ran" → run OR ran), each quoted into an FTS5 phrase, so FTS5 syntax in user
   text ("NEAR", quotes, ``*``, ``-``) is only ever words. FTS5 finds the memories holding
-  each term and, through an auxiliary function, how often and how long (in tokens: of the
-  message as said, when the stored text rewrote its time phrases in dates, for the dates
-  are not words anyone said and would make it look less focused than it was); the BM25
+  each term; the index's own tokenizer, run on each candidate's text, says how often and
+  how long (in tokens: of the message as said, when the stored text rewrote its time
+  phrases in dates, for the dates are not words anyone said and would make it look less
+  focused than it was); the BM25
   score (FTS5's own formula: k1 1.2, ln((N - df + 0.5) / (df + 0.5)) floored at 1e-6, but
   b 0.3 for FTS5's 0.75, as :data:`B` says why) is computed here, from statistics read as
   of known_at, because FTS5's own count every revision ever written. Scores are scaled to
@@ -49,10 +50,14 @@ The rules:
 
 from __future__ import annotations
 
+import functools
+import heapq
+import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple, cast
 from zoneinfo import ZoneInfo
 
 import apsw
@@ -63,7 +68,7 @@ from ..errors import InvalidInputError
 from ..time.clock import from_micros
 from . import sql as queries
 from .sql import Scope
-from .when import read_query, time_fit, time_score, when_bonus
+from .when import read_query, time_fitter, time_score, when_bonus
 from .words import content_words, forms, fts_phrase
 
 __all__ = [
@@ -149,9 +154,9 @@ class Hit:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class _Candidate:
-    """What ranking needs of a memory found by its words; a full Revision is built only for hits."""
+class _Candidate(NamedTuple):
+    """What ranking needs of a memory found by its words; a full Revision is built only for hits.
+    A tuple: a search makes hundreds, and a tuple is made straight from its row."""
 
     seq: int
     memory_id: str
@@ -163,10 +168,11 @@ class _Candidate:
     observed_at: int
     tz: str
     said: str | None  # the message as said, when the stored text rewrote its time phrases
+    created_at: int  # the memory's creation, UTC microseconds
 
 
-def _candidate(row: tuple[Any, ...]) -> _Candidate:
-    return _Candidate(*row)
+#: A candidate straight from its row, as NamedTuple's own ``_make`` builds one.
+_candidate = cast(Callable[[tuple[Any, ...]], _Candidate], functools.partial(tuple.__new__, _Candidate))
 
 
 def query_terms(text: str) -> list[tuple[str, ...]]:
@@ -205,7 +211,7 @@ def bm25(tf: dict[str, list[int]], lengths: dict[str, int], n: int, df: list[int
     for memory_id, counts in tf.items():
         norm = 1 - b + b * lengths[memory_id] / avgdl
         terms = zip(idf, counts, strict=True)
-        scores[memory_id] = sum(w * c * (k1 + 1) / (c + k1 * norm) for w, c in terms if c)
+        scores[memory_id] = sum([w * c * (k1 + 1) / (c + k1 * norm) for w, c in terms if c])
     return scores
 
 
@@ -235,17 +241,20 @@ def _top_seq(conn: apsw.Connection, known: int) -> int | None:
     return None if row is None else int(row[0])
 
 
-def _tf_function(api: apsw.FTS5ExtensionApi, *args: apsw.SQLiteValue) -> str:
-    """FTS5 auxiliary function: the row's text length in tokens, then how often each of the
-    query's last ``args[0]`` phrases occurs in its text ("12 0 2 1")."""
-    first = api.phrase_count - int(args[0])  # type: ignore[arg-type]  # always an integer bound by search
-    counts = [len(api.phrase_locations(i)[0]) for i in range(first, api.phrase_count)]
-    return " ".join(map(str, (api.column_size(0), *counts)))
-
-
 def _expression(term: tuple[str, ...]) -> str:
     """One term's FTS5 expression: its forms, each a quoted phrase, OR-ed."""
     return "(" + " OR ".join(fts_phrase(f) for f in term) + ")"
+
+
+def _occurrences(words: list[str], phrase: tuple[str, ...]) -> int:
+    """How often ``phrase`` (tokens) occurs in ``words`` (tokens), as FTS5 counts a phrase: each
+    run of its tokens in a row; a phrase of no tokens matches nothing."""
+    if len(phrase) == 1:
+        return words.count(phrase[0])
+    if not phrase:
+        return 0
+    n = len(phrase)
+    return sum(1 for i in range(len(words) - n + 1) if tuple(words[i : i + n]) == phrase)
 
 
 def _by_words(
@@ -256,70 +265,105 @@ def _by_words(
     windows: list[tuple[int, int]],
     limit: int,
 ) -> dict[str, tuple[_Candidate, float]]:
-    """The memories holding the terms, each with its as-of BM25 score (see CANDIDATES_PER_TERM)."""
-    conn.register_fts5_function(queries.TF_FUNCTION, _tf_function)
+    """The memories holding the terms, each with its as-of BM25 score (see CANDIDATES_PER_TERM).
+
+    FTS5 finds which revisions hold which terms (bounded seeks of seqs only); one query then
+    keeps those in the search's scope, and each one's length and term counts are read from
+    its text with the index's own tokenizer, so each candidate is decoded and counted once
+    however many seeks found it.
+    """
     tokenize = conn.fts5_tokenizer(*queries.FTS_TOKENIZER)
     cap = max(CANDIDATES_PER_TERM, 2 * limit)
-    owner = _owner(scope.user_id)
-    every = " OR ".join(fts_phrase(f) for term in terms for f in term)
-    n_forms = sum(len(term) for term in terms)
-    found: dict[str, _Candidate] = {}
-    counts: dict[str, tuple[int, list[int]]] = {}  # memory -> (length, tf of each form)
+    # Alone in the store (the usual local case), the user owns every indexed row: the owner
+    # term, whose doclist is the whole index, only slows each MATCH down.
+    alone = conn.execute(queries.OTHER_OWNER, (scope.user_id,)).fetchone() is None
+    owner = "" if alone else f"{_owner(scope.user_id)} AND "
+    seqs: set[int] = set()
 
-    def gather(fts: str, bottom: int = 0, newest: bool = True, most: int = cap) -> None:
-        q = queries.search_as_of(
-            scope,
-            f"{owner} AND text : ({fts}) AND text : ({every})",
-            top=top,
-            bottom=bottom,
-            newest=newest,
-            cap=most,
-            forms=n_forms,
-        )
-        for row in conn.execute(q.sql, q.params):
-            c = _candidate(row[:-1])
-            found[c.memory_id] = c
-            length, *tfs = map(int, row[-1].split())
-            if c.said is not None:  # the dates written into the text are not words said
-                length = sum(1 for _ in tokenize(c.said.encode(), apsw.FTS5_TOKENIZE_DOCUMENT, None))
-            counts[c.memory_id] = (length, tfs)
+    def gather(fts: str, bottom: int = 0, newest: bool = True, most: int = cap) -> list[int]:
+        """Add the seek's seqs (in its order) and return them."""
+        seek = queries.FTS_NEWEST if newest else queries.FTS_OLDEST
+        got = [row[0] for row in conn.execute(seek, (f"{owner}text : ({fts})", bottom, top, most))]
+        seqs.update(got)
+        return got
 
-    nth = conn.execute(queries.FTS_NTH_NEWEST, (owner, top, STATS_WINDOW - 1)).fetchone()
+    if alone:
+        nth = conn.execute(queries.CONTENT_NTH_NEWEST, (top, STATS_WINDOW - 1)).fetchone()
+    else:
+        nth = conn.execute(queries.FTS_NTH_NEWEST, (_owner(scope.user_id), top, STATS_WINDOW - 1)).fetchone()
     if nth is None:  # fewer than STATS_WINDOW: count them all
-        bottom, n = 0, int(conn.execute(queries.FTS_COUNT, (owner, 0, top)).get)
+        bottom = 0
+        if alone:
+            n = int(conn.execute(queries.CONTENT_COUNT, (0, top)).get)
+        else:
+            n = int(conn.execute(queries.FTS_COUNT, (_owner(scope.user_id), 0, top)).get)
     else:
         bottom, n = int(nth[0]), STATS_WINDOW
-    df = [
-        int(conn.execute(queries.FTS_COUNT, (f"{owner} AND text : {_expression(t)}", bottom, top)).get)
-        for t in terms
-    ]
+    # Each term's newest matches, and how many revisions of the statistics' window hold it:
+    # counted from the seek when it reached back to the window's bottom (or found fewer than
+    # asked: every match), else by FTS5.
+    newest: list[list[int]] = []
+    df: list[int] = []
+    for t in terms:
+        got = gather(_expression(t))
+        newest.append(got)
+        if len(got) < cap or got[-1] <= bottom:
+            df.append(sum(1 for seq in got if seq >= bottom))
+        else:
+            match = f"{owner}text : {_expression(t)}"
+            df.append(int(conn.execute(queries.FTS_COUNT, (match, bottom, top)).get))
     # When the statistics count the whole store, a term's df says whether its newest matches
     # are all of them: then no other gather can find more (none at all for a df of 0).
     whole = [bottom == 0 and held <= cap for held in df]
     starts = [conn.execute(queries.FIRST_SEQ_FROM, (lo,)).fetchone() for lo, _ in windows]
-    read_whole = [(t, held) for t, held, complete in zip(terms, df, whole, strict=True) if complete and held]
-    if read_whole:  # one query reads each memory holding any of them once
-        gather(" OR ".join(_expression(t) for t, _ in read_whole), most=sum(held for _, held in read_whole))
-    for term, complete in zip(terms, whole, strict=True):
-        if complete:
+    for term, complete, got in zip(terms, whole, newest, strict=True):
+        if complete or len(got) < cap:
             continue
-        gather(_expression(term))
         for start in starts:  # what was said about the window is recorded during or after it
-            if start is not None and start[0] <= top:
+            # Skipped when the newest seek reached back to the window's start: it holds them all.
+            if start is not None and start[0] <= top and got[-1] > start[0]:
                 gather(_expression(term), bottom=start[0], newest=False)
-    if len(terms) > 1 and not any(whole):  # memories holding every word, however common each is
+    # Memories holding every word, however common each is (unless some term's matches were
+    # all read: they hold them already).
+    if len(terms) > 1 and not any(whole) and all(len(got) == cap for got in newest):
         gather(" AND ".join(_expression(t) for t in terms))
-    if not found:
+    if not seqs:
         return {}
+    phrases = [[tuple(_tokens(tokenize, f, apsw.FTS5_TOKENIZE_QUERY)) for f in term] for term in terms]
+    # The usual case, each term one form of one token: its count is one list.count.
+    flat = [term[0][0] for term in phrases] if all(len(t) == 1 and len(t[0]) == 1 for t in phrases) else None
+    found: dict[str, _Candidate] = {}
     tf: dict[str, list[int]] = {}
-    for memory_id, (_, tfs) in counts.items():
-        per_term, i = [], 0
-        for term in terms:
-            per_term.append(sum(tfs[i : i + len(term)]))
-            i += len(term)
-        tf[memory_id] = per_term
-    scores = bm25(tf, {m: length for m, (length, _) in counts.items()}, n, df)
+    lengths: dict[str, int] = {}
+    q = queries.in_scope(scope, sorted(seqs))
+    doc = apsw.FTS5_TOKENIZE_DOCUMENT
+    for c in map(_candidate, conn.execute(q.sql, q.params)):
+        # _tokens inline: this loop runs for every candidate
+        words: list[str] = (
+            tokenize(c.text.encode(), doc, None, include_offsets=False, include_colocated=False)  # type: ignore[assignment]
+            if c.text else []
+        )
+        found[c.memory_id] = c
+        if flat is not None:
+            tf[c.memory_id] = list(map(words.count, flat))
+        else:
+            tf[c.memory_id] = [sum(_occurrences(words, p) for p in term) for term in phrases]
+        # the dates written into a resolved memory's text are not words said
+        lengths[c.memory_id] = len(words) if c.said is None else len(_tokens(tokenize, c.said))
+    scores = bm25(tf, lengths, n, df)
     return {k: (c, scores[k]) for k, c in found.items() if scores.get(k, 0.0) > 0}
+
+
+def _tokens(
+    tokenize: apsw.FTS5Tokenizer, text: str | None, reason: int = apsw.FTS5_TOKENIZE_DOCUMENT
+) -> list[str]:
+    """``text``'s tokens as the full-text index holds them (or, with FTS5_TOKENIZE_QUERY, as
+    FTS5 reads a quoted phrase of a query)."""
+    if not text:
+        return []
+    # Without offsets and colocated tokens each token is a plain string.
+    tokens = tokenize(text.encode(), reason, None, include_offsets=False, include_colocated=False)
+    return cast(list[str], tokens)
 
 
 def _by_time(conn: apsw.Connection, windows: list[tuple[int, int]], scope: Scope) -> list[_Candidate]:
@@ -417,10 +461,11 @@ def run_search(
     else:
         texts = fuse([bm25s, similar], {m: _stable(c) for m, c in items.items()})
     timed = bool(windows) or asked.asks_when
+    time_fit = time_fitter(windows, scope.known)
     ranked: list[tuple[_Candidate, float, float, float | None, float | None, float | None]] = []
     for memory_id, item in items.items():
         text = texts.get(memory_id, 0.0)
-        fit = time_score(time_fit(item, windows, scope.known), text, not by_time_only) if windows else 0.0
+        fit = time_score(time_fit(item), text, not by_time_only) if windows else 0.0
         if memory_id not in texts and fit < TIME_ONLY_FLOOR:
             continue  # found only by time, and not near it after all
         if asked.asks_when and item.valid_source != "assumed":
@@ -436,10 +481,9 @@ def run_search(
     uses = _usage(conn, [r[0].memory_id for r in ranked], scope.known)
     final = []
     for item, score, text, shown, bm, sim in ranked:
-        u = squash(activation(*uses[item.memory_id], scope.known))
+        u = squash(activation(item.created_at, uses.get(item.memory_id, []), scope.known))
         final.append((score + USAGE_WEIGHT * u, text, _stable(item), item, shown, bm, u, sim))
-    final.sort(key=lambda f: (-f[0], -f[1], f[2]))
-    top = final[:limit]
+    top = heapq.nsmallest(limit, final, key=lambda f: (-f[0], -f[1], f[2]))  # sorted(...)[:limit]
     light = [f[3].seq for f in top]
     full = {}
     if light:
@@ -454,35 +498,24 @@ def run_search(
     ]
 
 
-def _usage(conn: apsw.Connection, memory_ids: list[str], known: int) -> dict[str, tuple[int, list[int]]]:
-    """Per memory: when it was created and when it was retrieved before ``known``.
+def _usage(conn: apsw.Connection, memory_ids: list[str], known: int) -> dict[str, list[int]]:
+    """Per memory retrieved before ``known``: when.
 
     Strictly before: a search records its own hits at its own time, so a replay as of that
     very instant ranks as the search did.
     """
-    out: dict[str, tuple[int, list[int]]] = {}
-    for start in range(0, len(memory_ids), 500):
-        chunk = memory_ids[start : start + 500]
-        marks = ", ".join("?" * len(chunk))
-        for memory_id, created in conn.execute(
-            f"SELECT memory_id, created_at FROM memories WHERE memory_id IN ({marks})", chunk
-        ):
-            out[memory_id] = (created, [])
-        for memory_id, used_at in conn.execute(
-            f"SELECT memory_id, used_at FROM usage WHERE memory_id IN ({marks}) AND used_at < ?",
-            (*chunk, known),
-        ):
-            out[memory_id][1].append(used_at)
+    out: dict[str, list[int]] = {}
+    for memory_id, used_at in conn.execute(queries.USES_BEFORE, (json.dumps(memory_ids), known)):
+        out.setdefault(memory_id, []).append(used_at)
     return out
 
 
 def activation(created: int, uses: list[int], known: int) -> float:
     """ACT-R base-level activation: ln of the summed, decayed weight of each use and of the
     creation, which counts :data:`CREATION_WEIGHT` of a use."""
-    total = 0.0
-    for weight, at in ((CREATION_WEIGHT, created), *((1.0, used) for used in uses)):
-        age_days = max((known - at) / _DAY_US, 1 / 24)
-        total += weight * age_days**-DECAY
+    total = CREATION_WEIGHT * max((known - created) / _DAY_US, 1 / 24) ** -DECAY
+    for used in uses:
+        total += max((known - used) / _DAY_US, 1 / 24) ** -DECAY
     return math.log(total)
 
 

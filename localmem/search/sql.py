@@ -15,27 +15,27 @@ from ..core.sql import FROM, REVISION_COLUMNS, Query, read_conditions
 __all__ = [
     "Scope",
     "LIGHT_COLUMNS",
-    "TF_FUNCTION",
     "FTS_TOKENIZER",
-    "search_as_of",
+    "FTS_NEWEST",
+    "FTS_OLDEST",
+    "OTHER_OWNER",
+    "CONTENT_NTH_NEWEST",
+    "CONTENT_COUNT",
     "TOP_SEQ",
     "FIRST_SEQ_FROM",
     "FTS_COUNT",
     "FTS_NTH_NEWEST",
     "near_in_time",
     "in_scope",
+    "USES_BEFORE",
     "by_seq",
 ]
 
 
 #: The full-text index's tokenizer and its arguments, as schema.sql declares content_fts (a test
-#: checks they agree): search tokenizes a message as said with it, to count its length.
+#: checks they agree): search tokenizes a candidate's text with it, to count its length and
+#: how often it holds each query word, as the index would.
 FTS_TOKENIZER = ("porter", ["unicode61", "remove_diacritics", "2"])
-
-#: The FTS5 auxiliary function search registers on its connection: a matched row's text
-#: length in tokens and the counts of the query's last N phrases in it (ranking's _tf_function).
-TF_FUNCTION = "localmem_tf"
-
 
 @dataclass(frozen=True, slots=True)
 class Scope:
@@ -50,11 +50,12 @@ class Scope:
     extra: tuple[str, dict[str, object]] | None  # a compiled filter: SQL and its parameters
 
 
-#: What a search scores a candidate by, before it builds the few Revisions it returns; last,
-#: the message as said when the stored text is its rewrite with dates (valid time resolved).
+#: What a search scores a candidate by, before it builds the few Revisions it returns: then
+#: the message as said when the stored text is its rewrite with dates (valid time resolved),
+#: and the memory's creation (for its usage).
 LIGHT_COLUMNS = """
     r.seq, r.memory_id, c.text, r.valid_from, r.valid_to, r.precision, r.valid_source, r.observed_at, r.tz,
-    CASE WHEN r.valid_source = 'resolved' THEN json_extract(c.source, '$.message') END"""
+    CASE WHEN r.valid_source = 'resolved' THEN json_extract(c.source, '$.message') END, m.created_at"""
 
 def _search_conditions(scope: Scope) -> tuple[list[str], dict[str, object]]:
     """A search's scope: the user's current knowledge as of ``known`` (see read_conditions), filtered."""
@@ -68,50 +69,36 @@ def _search_conditions(scope: Scope) -> tuple[list[str], dict[str, object]]:
     return where, params
 
 
-def search_as_of(
-    scope: Scope,
-    term: str,
-    *,
-    top: int,
-    bottom: int = 0,
-    newest: bool = True,
-    cap: int,
-    forms: int | None = None,
-) -> Query:
-    """The user's memories, as known at ``known``, whose text then holds ``term`` (an FTS5 query).
+#: The ``?4`` newest (``FTS_NEWEST``) or oldest (``FTS_OLDEST``) indexed revisions with
+#: ``?2 <= seq <= ?3`` whose text matches the FTS5 query ``?1``: the bounded seek a search
+#: gathers its candidates by, whatever the store's size. With ``?3`` the newest revision
+#: arrived by known_at the answer does not change when more is written (revision numbers
+#: follow local visibility order: arrived_at never goes backwards). Only FTS5's match is
+#: used, never its statistics: those count every revision ever written, and a search read
+#: as of a time must not see later ones. The seqs found are then kept by :func:`in_scope`.
+FTS_NEWEST = (
+    "SELECT rowid FROM content_fts WHERE content_fts MATCH ?1 AND rowid BETWEEN ?2 AND ?3"
+    " ORDER BY rowid DESC LIMIT ?4"
+)
+FTS_OLDEST = FTS_NEWEST.replace("DESC", "ASC")
 
-    Only revisions ``bottom <= seq <= top`` are looked at, the ``cap`` newest (or, with
-    ``newest=False``, oldest) that match: the work is bounded whatever the store's size.
-    Revision numbers follow local visibility order (arrived_at never goes backwards), so with
-    ``top`` the newest revision arrived by ``known`` the answer does not change when
-    more is written. Only FTS5's match is used, never its statistics: those count every
-    revision ever written, and a search read as of a time must not see later ones.
-    Each row ends with, given ``forms``, :data:`TF_FUNCTION`'s counts of the query's last
-    ``forms`` phrases (else NULL).
-    """
-    where, params = _search_conditions(scope)
-    params.update({"term": term, "top": top, "bottom": bottom, "cap": cap})
-    tf = "NULL"
-    if forms is not None:
-        tf = f"{TF_FUNCTION}(content_fts, :forms)"
-        params["forms"] = forms
-    found = f"""SELECT rowid, {tf} FROM content_fts
-    WHERE content_fts MATCH :term AND rowid BETWEEN :bottom AND :top
-    ORDER BY rowid {"DESC" if newest else "ASC"} LIMIT :cap"""
-    return Query(_light_in_scope(found, where, "found.tf"), params)
+#: Whether anyone but ?1 holds a revision (two probes of revisions_valid). When nobody does,
+#: every indexed revision is ?1's and a search's MATCH needs no owner term.
+OTHER_OWNER = (
+    "SELECT 1 FROM revisions WHERE user_id < ?1 UNION ALL SELECT 1 FROM revisions WHERE user_id > ?1 LIMIT 1"
+)
 
 
-def _light_in_scope(found: str, where: list[str], extra: str | None = None) -> str:
+def _light_in_scope(found: str, where: list[str]) -> str:
     """The light rows of the revisions ``found`` selects (one column of seqs), kept by ``where``.
 
     MATERIALIZED + CROSS JOIN: the few found revisions drive the join; left to itself the
     planner walks all the user's revisions and probes the found ones for each.
     """
-    cols = ("seq", "tf") if extra else ("seq",)
-    return f"""WITH found ({", ".join(cols)}) AS MATERIALIZED (
+    return f"""WITH found (seq) AS MATERIALIZED (
     {found}
 )
-SELECT {LIGHT_COLUMNS}{", " + extra if extra else ""}
+SELECT {LIGHT_COLUMNS}
 FROM found
 CROSS JOIN revisions AS r ON r.seq = found.seq
 JOIN memories AS m ON m.memory_id = r.memory_id
@@ -136,6 +123,12 @@ FTS_NTH_NEWEST = (
     "SELECT rowid FROM content_fts WHERE content_fts MATCH ?1 AND rowid <= ?2"
     " ORDER BY rowid DESC LIMIT 1 OFFSET ?3"
 )
+
+#: FTS_NTH_NEWEST and FTS_COUNT of every indexed revision, when one user holds them all: the
+#: index holds exactly the content rows (its triggers keep it so), and a walk of content's
+#: rowids is cheaper than the owner term's doclist.
+CONTENT_NTH_NEWEST = "SELECT rev_seq FROM content WHERE rev_seq <= ?1 ORDER BY rev_seq DESC LIMIT 1 OFFSET ?2"
+CONTENT_COUNT = "SELECT count(*) FROM content WHERE rev_seq BETWEEN ?1 AND ?2"
 
 _PLACED = """(
     (valid_source <> 'assumed' AND valid_to IS NOT NULL AND valid_to > :lo)
@@ -174,10 +167,19 @@ def near_in_time(
 
 
 def in_scope(scope: Scope, seqs: list[int]) -> Query:
-    """The light rows of these revisions that are in a search's scope (see search_as_of)."""
+    """The light rows of these revisions that are in a search's scope: the user's memories as
+    known at ``known`` (each memory's newest revision arrived by then), hidden as a read hides
+    them, narrowed by the scope's filter."""
     where, params = _search_conditions(scope)
     params["seqs"] = json.dumps(seqs)
     return Query(_light_in_scope("SELECT value FROM json_each(:seqs)", where), params)
+
+
+#: When each of the memories in the JSON array ?1 was retrieved before ?2.
+USES_BEFORE = (
+    "SELECT memory_id, used_at FROM usage"
+    " WHERE memory_id IN (SELECT value FROM json_each(?1)) AND used_at < ?2"
+)
 
 
 def by_seq(seqs: list[int]) -> Query:

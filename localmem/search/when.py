@@ -42,8 +42,10 @@ event is about last month).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
@@ -66,6 +68,7 @@ __all__ = [
     "QueryTime",
     "read_query",
     "time_fit",
+    "time_fitter",
     "Placed",
 ]
 
@@ -206,18 +209,22 @@ def read_query(query: str, at: datetime, tz: ZoneInfo) -> QueryTime:
     return QueryTime(tuple(windows), text, bool(_WHEN.match(query)))
 
 
-def _span(p: Placed, known: int) -> tuple[int, int]:
-    """Where a memory's valid time lies (µs), or its said day when the valid time was assumed."""
-    if p.valid_source == "assumed":
-        return _said_day(p)
-    end = p.valid_to if p.valid_to is not None else max(known, p.valid_from + _DAY_US)
-    return p.valid_from, end
-
-
 def _said_day(p: Placed) -> tuple[int, int]:
-    local = from_micros(p.observed_at).astimezone(ZoneInfo(p.tz))
-    start = to_micros(local.replace(hour=0, minute=0, second=0, microsecond=0))
+    """The local day (in the memory's zone) it was said on, as UTC µs: from its local midnight,
+    one day of µs long."""
+    # fromtimestamp on whole seconds: zone transitions fall on whole seconds, so the local
+    # date and fold are those of the exact instant.
+    local = datetime.fromtimestamp(p.observed_at // 1_000_000, ZoneInfo(p.tz))
+    start = _midnight(p.tz, local.toordinal(), local.fold)
     return start, start + _DAY_US
+
+
+@functools.lru_cache(maxsize=8192)
+def _midnight(tz: str, day: int, fold: int) -> int:
+    """The instant (UTC µs) of local midnight on ``day`` (a proleptic ordinal) in ``tz``,
+    read with ``fold`` as the instant said on that day had it: a search scores hundreds of
+    memories, most said on a few hundred days, so each (zone, day) is worked out once."""
+    return to_micros(datetime.fromordinal(day).replace(tzinfo=ZoneInfo(tz), fold=fold))
 
 
 def _fit(start: int, end: int, lo: int, hi: int) -> float:
@@ -239,17 +246,56 @@ def _fit(start: int, end: int, lo: int, hi: int) -> float:
 def time_fit(p: Placed, windows: tuple[Window, ...], known: int) -> tuple[float, float]:
     """How well a memory fits the query's windows: (the best window that adds, the best that
     scales), each its weight times the better of the valid time's fit (weighed by precision)
-    and the said day's (weighed by :data:`SAID_WEIGHT`), a fit being in [0, 1]."""
-    start, end = _span(p, known)
-    precision = PRECISION_WEIGHT.get(p.precision if p.valid_source != "assumed" else "day", 0.3)
-    said = _said_day(p)
-    best = [0.0, 0.0]
-    for w in windows:
-        fit = _fit(start, end, w.lo, w.hi) * precision
-        if p.valid_source == "resolved":  # said that day, about the time its words name
-            fit = max(fit, SAID_WEIGHT * _fit(*said, w.lo, w.hi))
-        best[w.scales] = max(best[w.scales], w.weight * fit)
-    return best[0], best[1]
+    and the said day's (weighed by :data:`SAID_WEIGHT`), a fit being in [0, 1].
+
+    The valid time is the memory's span, or its said day when the valid time was assumed; the
+    said day counts too when the valid time was resolved from its words.
+    """
+    return time_fitter(windows, known)(p)
+
+
+def time_fitter(windows: tuple[Window, ...], known: int) -> Callable[[Placed], tuple[float, float]]:
+    """:func:`time_fit` for many memories and the same windows: each distinct placing (span,
+    precision, said day) is fitted once, for a search's hundreds of candidates share a few
+    hundred days."""
+    bounds = [(w.lo, w.hi, w.weight, w.scales) for w in windows]
+    memo: dict[tuple[int, int, float, int | None], tuple[float, float]] = {}
+
+    def fit(p: Placed) -> tuple[float, float]:
+        source = p.valid_source
+        said: int | None = None
+        if source == "assumed":
+            start, _ = _said_day(p)
+            end = start + _DAY_US
+            precision = PRECISION_WEIGHT["day"]
+        else:
+            start = p.valid_from
+            end = p.valid_to if p.valid_to is not None else max(known, start + _DAY_US)
+            precision = PRECISION_WEIGHT.get(p.precision, 0.3)
+            if source == "resolved":
+                said = _said_day(p)[0]
+        key = (start, end, precision, said)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = _fit_windows(start, end, precision, said, bounds)
+        return found
+
+    return fit
+
+
+def _fit_windows(
+    start: int, end: int, precision: float, said: int | None, bounds: list[tuple[int, int, float, bool]]
+) -> tuple[float, float]:
+    added = scaled = 0.0
+    for lo, hi, weight, scales in bounds:
+        fit = _fit(start, end, lo, hi) * precision
+        if said is not None:  # said that day, about the time its words name
+            fit = max(fit, SAID_WEIGHT * _fit(said, said + _DAY_US, lo, hi))
+        if scales:
+            scaled = max(scaled, weight * fit)
+        else:
+            added = max(added, weight * fit)
+    return added, scaled
 
 
 def time_score(fits: tuple[float, float], text: float, by_words: bool) -> float:

@@ -177,19 +177,28 @@ class LineWriter:
     def __init__(self, out: Sink) -> None:
         self._out = out
         self.hash = hashlib.sha256()
-        self._buf: list[bytes] = []
+        self._buf: list[str] = []
         self._size = 0
 
     def line(self, obj: dict[str, Any]) -> None:
-        data = json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
-        self.hash.update(data)
-        self._buf.append(data)
-        self._size += len(data)
-        if self._size > 1 << 16:
+        """Write one JSON object as a line."""
+        self.text(json.dumps(obj, separators=(",", ":"), ensure_ascii=False))
+
+    def text(self, line: str) -> None:
+        """Write one line that is already a JSON object's text (no newline in it)."""
+        self._buf.append(line)
+        self._size += len(line)
+        if self._size > 1 << 18:
             self.flush()
 
     def flush(self) -> None:
-        self._out.write(b"".join(self._buf))
+        """Hash and write the lines buffered so far (one hash update and one write for many lines)."""
+        if not self._buf:
+            return
+        self._buf.append("")
+        data = "\n".join(self._buf).encode()
+        self.hash.update(data)
+        self._out.write(data)
         self._buf.clear()
         self._size = 0
 

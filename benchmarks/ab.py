@@ -42,10 +42,11 @@ def flatten(obj: Any, prefix: str = "") -> dict[str, float]:
     return out
 
 
-def run_side(tree: Path, script: str, args: list[str]) -> dict[str, float]:
-    """Run ``script`` (relative to the repository) from ``tree``; its last line's JSON, flattened."""
+def run_side(tree: Path, script: str, args: list[str], script_tree: Path | None = None) -> dict[str, float]:
+    """Run ``script`` (relative to the repository; from ``script_tree`` if given) with ``tree``'s
+    localmem; its last line's JSON, flattened."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    done = subprocess.run([sys.executable, str(tree / script), *args], cwd=tree, env=env,
+    done = subprocess.run([sys.executable, str((script_tree or tree) / script), *args], cwd=tree, env=env,
                           capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"{script} failed in {tree}:\n{done.stderr[-2000:]}")
@@ -58,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("ref", help="the commit to compare against (the old side)")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--match", default="", help="only figures whose path contains this")
+    parser.add_argument("--same-script", action="store_true",
+                        help="run the working tree's copy of the script on both sides (for a script "
+                             "that is newer than REF, or that REF's copy cannot run)")
     argv = sys.argv[1:] if argv is None else argv
     if "--" not in argv:
         parser.error("give the benchmark after --: ab.py REF -- SCRIPT [ARGS...]")
@@ -77,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
                 order = [("old", old_tree), ("new", REPO)]
                 for name, tree in order if r % 2 == 0 else order[::-1]:
                     print(f"round {r + 1}/{args.rounds}: {name} ...", file=sys.stderr, flush=True)
-                    sides[name].append(run_side(tree, script, script_args))
+                    sides[name].append(run_side(tree, script, script_args,
+                                                REPO if args.same_script else None))
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(old_tree)], cwd=REPO,
                            check=False, capture_output=True)

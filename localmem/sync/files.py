@@ -89,6 +89,8 @@ MAX_FILE_BYTES = 2 << 30
 MAX_EXPANDED_BYTES = 8 << 30
 
 _INT64 = range(-(2**63), 2**63)
+#: How much decompressed data a reader takes at a time (split into lines in C, not read line by line).
+_PIECE_BYTES = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,8 +271,9 @@ def check_int(value: object, what: str) -> int:
 def lines(path: Path) -> Iterator[Iterator[bytes]]:
     """The file's decompressed lines; every way a file can be unreadable becomes SyncFileError.
 
-    Lines are read at most MAX_LINE_BYTES at a time, and the whole at most
-    MAX_EXPANDED_BYTES, so no file makes the reader hold more than one bounded line.
+    The file is decompressed in pieces of 1 MiB, split into lines; a line may be at most
+    MAX_LINE_BYTES and the whole at most MAX_EXPANDED_BYTES, so no file makes the reader
+    hold more than one bounded line and one piece.
     """
     raw = open_regular(path)
     try:
@@ -283,25 +286,38 @@ def lines(path: Path) -> Iterator[Iterator[bytes]]:
         raw.seek(0)
         gz = gzip.GzipFile(fileobj=raw, mode="rb")
 
+        def too_long(n: int) -> SyncFileError:
+            return SyncFileError(f"line {n} of {str(path)!r} is longer than {MAX_LINE_BYTES} bytes (the most "
+                                 "one row may take); nothing was applied")
+
         def read() -> Iterator[bytes]:
             total = 0
             n = 0
+            carry = b""  # the start of a line whose end is in a later piece
             try:
                 while True:
-                    line = gz.readline(MAX_LINE_BYTES + 1)
-                    if not line:
+                    piece = gz.read(_PIECE_BYTES)
+                    found = piece.split(b"\n")
+                    if carry:
+                        found[0] = carry + found[0]
+                    carry = found.pop() if piece else b""
+                    if not piece and found == [b""]:
                         return
-                    n += 1
-                    if len(line) > MAX_LINE_BYTES:
-                        raise SyncFileError(
-                            f"line {n} of {str(path)!r} is longer than {MAX_LINE_BYTES} bytes (the most "
-                            "one row may take); nothing was applied")
-                    total += len(line)
-                    if total > MAX_EXPANDED_BYTES:
-                        raise SyncFileError(
-                            f"{str(path)!r} expands to more than {MAX_EXPANDED_BYTES} bytes (the most a "
-                            "sync file may hold); nothing was applied")
-                    yield line
+                    for part in found:
+                        n += 1
+                        line = part + b"\n" if piece else part
+                        if len(line) > MAX_LINE_BYTES:
+                            raise too_long(n)
+                        total += len(line)
+                        if total > MAX_EXPANDED_BYTES:
+                            raise SyncFileError(
+                                f"{str(path)!r} expands to more than {MAX_EXPANDED_BYTES} bytes (the most a "
+                                "sync file may hold); nothing was applied")
+                        yield line
+                    if not piece:
+                        return
+                    if len(carry) > MAX_LINE_BYTES:
+                        raise too_long(n + 1)
             except (EOFError, OSError, zlib.error) as exc:
                 raise SyncFileError(
                     f"{str(path)!r} is damaged or truncated ({type(exc).__name__}: {exc}); "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.sql import latest_revision
+from ..core.sql import STORED_REVISION_COLUMNS, latest_revision
 from .files import CONTENT_FIELDS, DERIVATION_FIELDS, MEMORY_FIELDS, REVISION_FIELDS, TOMBSTONE_FIELDS
 
 __all__ = [
@@ -36,6 +36,16 @@ __all__ = [
     "TOMBSTONE_COUNT",
     "DIGEST_PARTS",
     "PLAIN",
+    "BULK_TRIGGER_NAMES",
+    "BULK_INDEX_NAMES",
+    "BULK_TRIGGERS",
+    "BULK_INDEXES",
+    "HAS_STAT1",
+    "BULK_INDEX_STATS",
+    "INSERT_STAT1",
+    "INDEX_CONTENT_RANGE",
+    "INSERT_REVISION_AT",
+    "CONTENT_IN_RANGE",
 ]
 
 #: Stands for the export's upper watermark in a query's parameters (see :func:`bind`).
@@ -180,3 +190,31 @@ LEFT JOIN content AS c ON c.rev_seq = r.seq
 LEFT JOIN erasures AS e ON e.memory_id = m.memory_id
 WHERE m.user_id = ?
 ORDER BY r.valid_from, m.memory_id"""
+
+# -- a large import's bulk window (localmem.sync.bulk) --------------------------------------------
+
+#: The triggers a large import sets aside while its rows go in: the full-text index's insert
+#: trigger (the content is indexed in one statement after) and the per-row no-replace checks.
+BULK_TRIGGER_NAMES = ("content_fts_insert", "revisions_no_replace", "content_no_replace",
+                      "memories_no_replace")
+#: The secondary indexes a large import into a small store builds once after its rows.
+BULK_INDEX_NAMES = ("revisions_asof", "revisions_user", "revisions_arrived", "revisions_valid",
+                    "content_memory")
+_IN_TRIGGERS = ", ".join(f"'{n}'" for n in BULK_TRIGGER_NAMES)
+_IN_INDEXES = ", ".join(f"'{n}'" for n in BULK_INDEX_NAMES)
+#: Those triggers' and indexes' own text in this file: what puts each back exactly.
+BULK_TRIGGERS = f"SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name IN ({_IN_TRIGGERS})"
+BULK_INDEXES = f"SELECT sql FROM sqlite_master WHERE type = 'index' AND name IN ({_IN_INDEXES})"
+#: Whether the planner's statistics table exists (after the first PRAGMA optimize that analysed).
+HAS_STAT1 = "SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'"
+#: The statistics of those indexes (dropping an index drops its rows).
+BULK_INDEX_STATS = f"SELECT tbl, idx, stat FROM sqlite_stat1 WHERE idx IN ({_IN_INDEXES})"
+INSERT_STAT1 = "INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?, ?, ?)"
+#: Index the content of revisions first..last in the full-text index, as its trigger would have.
+INDEX_CONTENT_RANGE = ("INSERT INTO content_fts (rowid, text, owner)"
+                       " SELECT rev_seq, text, owner FROM content_indexed WHERE rev_seq BETWEEN ? AND ?")
+#: A revision row with its local number given (a bulk import numbers its rows itself).
+INSERT_REVISION_AT = (f"INSERT INTO revisions (seq, {', '.join(STORED_REVISION_COLUMNS)})"
+                      f" VALUES ({', '.join('?' * (len(STORED_REVISION_COLUMNS) + 1))})")
+#: How many revisions first..last have content (the rest were not let in: their memory is erased here).
+CONTENT_IN_RANGE = "SELECT count(*) FROM content WHERE rev_seq BETWEEN ? AND ?"

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from test_sync import full_dump as dump
 
 import localmem
 from localmem.sync import apply
@@ -45,14 +46,6 @@ def schema(store: localmem.Store) -> list[tuple[object, ...]]:
     return store.connection.execute(
         "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_stat%'"
         " ORDER BY type, name").fetchall()
-
-
-def dump(store: localmem.Store) -> dict[str, list[tuple[object, ...]]]:
-    conn = store.connection
-    names = [r[0] for r in conn.execute(
-        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
-        " AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name")]
-    return {n: sorted(conn.execute(f'SELECT * FROM "{n}"').fetchall(), key=repr) for n in names}
 
 
 def fts_ok(store: localmem.Store) -> None:

@@ -56,6 +56,7 @@ __all__ = [
     "SyncSummary",
     "open_regular",
     "check_int",
+    "Hasher",
     "LineWriter",
     "is_sync_file",
     "lines",
@@ -173,14 +174,33 @@ class Sink(Protocol):
     def write(self, data: bytes, /) -> int: ...
 
 
+class Hasher(Protocol):
+    """What :attr:`LineWriter.hash` is (a hashlib SHA-256 object)."""
+
+    def update(self, data: bytes, /) -> None: ...
+    def hexdigest(self) -> str: ...
+    def digest(self) -> bytes: ...
+
+
 class LineWriter:
-    """Writes JSON lines into a gzip stream, hashing every line it writes."""
+    """Writes JSON lines into a gzip stream, hashing every line it writes.
+
+    Lines are buffered (hashed and written 256 KiB at a time); :attr:`hash` always covers
+    every line given so far, and :meth:`flush` writes them all out.
+    """
 
     def __init__(self, out: Sink) -> None:
         self._out = out
-        self.hash = hashlib.sha256()
-        self._buf: list[str] = []
+        self._hash = hashlib.sha256()
+        self._buf: list[str] = []  # lines not yet hashed
+        self._ready: list[bytes] = []  # hashed, not yet written
         self._size = 0
+
+    @property
+    def hash(self) -> Hasher:
+        """The SHA-256 of every line given so far."""
+        self._encode()
+        return self._hash
 
     def line(self, obj: dict[str, Any]) -> None:
         """Write one JSON object as a line."""
@@ -193,17 +213,21 @@ class LineWriter:
         if self._size > 1 << 18:
             self.flush()
 
-    def flush(self) -> None:
-        """Hash and write the lines buffered so far (one hash update and one write for many lines)."""
-        if not self._buf:
-            return
-        self._buf.append("")
-        data = "\n".join(self._buf).encode()
-        self.hash.update(data)
-        self._out.write(data)
-        self._buf.clear()
-        self._size = 0
+    def _encode(self) -> None:
+        if self._buf:
+            self._buf.append("")
+            data = "\n".join(self._buf).encode()
+            self._buf.clear()
+            self._hash.update(data)
+            self._ready.append(data)
 
+    def flush(self) -> None:
+        """Write every line given so far (one hash update and one write for many lines)."""
+        self._encode()
+        if self._ready:
+            self._out.write(b"".join(self._ready))
+            self._ready.clear()
+        self._size = 0
 
 
 def open_regular(path: str | os.PathLike[str]) -> BinaryIO:

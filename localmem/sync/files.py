@@ -14,8 +14,8 @@ A file is evidence from a peer, so reading one is bounded: only a regular file i
 opened (a FIFO, a device or a directory is refused before it is read, so none can
 hang an import), of at most :data:`MAX_FILE_BYTES` on disk and
 :data:`MAX_EXPANDED_BYTES` decompressed, each line at most :data:`MAX_LINE_BYTES`
-(read in pieces of that size, so a gzip that expands to one huge line is refused
-without being held), JSON nested no deeper than Python's parser allows, every
+(decompressed 1 MiB at a time, so a gzip that expands to one huge line is refused
+once that much of it is held), JSON nested no deeper than Python's parser allows, every
 integer within SQLite's 64 bits.
 """
 

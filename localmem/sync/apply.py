@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,7 @@ from ..core.ledger import EARLIEST_RECORDED, LATEST_RECORDED, Ledger
 from ..errors import SyncClockError, SyncFileError, SyncParentError, SyncRuleError
 from ..time.clock import Micros, from_micros, to_micros
 from . import sql
+from .bulk import BULK_REVISIONS, BulkWindow
 from .files import (
     CONTENT_FIELDS,
     DERIVATION_FIELDS,
@@ -63,7 +65,17 @@ __all__ = ["import_", "MAX_SKEW"]
 MAX_SKEW: Micros = 86_400_000_000
 
 _INT64 = range(-(2**63), 2**63)
-_CACHED = 1 << 16  # rows each of the import's two look-up caches holds at most
+_CACHED = 1 << 16  # rows each of the import's two look-up caches holds after a flush
+#: Rows an import checks before it writes them together (executemany, in dependency order).
+CHUNK_ROWS = 2048
+_MAPPED = (apsw.ConstraintError, apsw.MismatchError, TypeError, ValueError, OverflowError)
+_W_MEMORY, _W_REVISION, _W_CONTENT = 0, 1, 2  # what a pending write inserts
+# A row's values in a given order, as one C call.
+_STORED = itemgetter(*core_sql.STORED_REVISION_COLUMNS)
+_HASHED = itemgetter(*chain.HASHED_FIELDS)
+_TRAVELLED = itemgetter(*REVISION_FIELDS)
+_CONTENT_VALUES = itemgetter(*CONTENT_FIELDS)
+_MEMORY_VALUES = itemgetter(*MEMORY_FIELDS)
 _INT_FIELDS = ("version", "valid_from", "observed_at", "recorded_at", "retracted", "corrected", "hlc")
 _OPTIONAL_INT_FIELDS = ("valid_to", "expires_at")
 
@@ -105,10 +117,84 @@ class _Apply:
         self.last_seq: int | None = None
         self.contentless: list[tuple[int, str, str]] = []  # (line, memory, revision) with no content
         # What the checks look up, as the file brings it: a memory's row comes just before its
-        # first revision, a revision's just before the next. Bounded: cleared when full.
+        # first revision, a revision's just before the next. Bounded: cleared when full, but only
+        # once the rows they hold are written (the checks of the rows still pending need them).
         self._memories: dict[str, tuple[Any, ...]] = {}
         self._revisions: dict[str, tuple[Any, ...]] = {}
         self.erased: list[str] = []  # memories this import erased
+        # Rows checked but not yet written, in file order: (line, kind, id, what, parameters).
+        # They are written together by flush(); the checks of later rows see them through the
+        # caches above and _pending_revs.
+        self._pending: list[tuple[int, str, str, int, tuple[Any, ...]]] = []
+        self._pending_revs: set[str] = set()
+        self.next_seq = int(self.conn.execute(core_sql.NEWEST_SEQ).get) + 1
+        self.window: BulkWindow | None = None
+        self._window_done = False
+
+    def open_window(self, *, indexes: bool) -> None:
+        """Set the per-row triggers (and, if ``indexes``, the secondary indexes) aside for the
+        file's memory and revision rows (see :mod:`localmem.sync.bulk`)."""
+        self.window = BulkWindow(self.conn, indexes=indexes)
+
+    @property
+    def pending(self) -> int:
+        """How many checked rows wait to be written."""
+        return len(self._pending)
+
+    def flush(self) -> None:
+        """Write the pending rows: memories, then revisions, then their content (executemany).
+
+        If one is refused, the chunk is rolled back and written row by row, in file order, so
+        the error names the line and the row exactly as writing each row as it came would.
+        """
+        if not self._pending:
+            return
+        pending, self._pending = self._pending, []
+        self._pending_revs.clear()
+        for cache in (self._memories, self._revisions):
+            if len(cache) >= _CACHED:
+                cache.clear()
+        groups: tuple[list[tuple[Any, ...]], ...] = ([], [], [])
+        for item in pending:
+            groups[item[3]].append(item[4])
+        c = self.conn
+        c.execute("SAVEPOINT sync_chunk")
+        try:
+            if groups[_W_MEMORY]:
+                c.executemany(core_sql.INSERT_MEMORY, groups[_W_MEMORY])
+            if groups[_W_REVISION]:
+                c.executemany(sql.INSERT_REVISION_AT, groups[_W_REVISION])
+            if groups[_W_CONTENT]:
+                c.executemany(sql.INSERT_CONTENT_UNLESS_ERASED, groups[_W_CONTENT])
+        except _MAPPED:
+            c.execute("ROLLBACK TO sync_chunk")
+            c.execute("RELEASE sync_chunk")
+            self._replay(pending)
+            raise
+        c.execute("RELEASE sync_chunk")
+        if groups[_W_REVISION]:
+            first, last = groups[_W_REVISION][0][0], groups[_W_REVISION][-1][0]
+            if groups[_W_CONTENT]:
+                written = int(c.execute(sql.CONTENT_IN_RANGE, (first, last)).get)
+                self.without_content += len(groups[_W_CONTENT]) - written  # erased here: not let back in
+            if self.window is not None:
+                self.window.wrote(first, last)
+
+    def _replay(self, pending: list[tuple[int, str, str, int, tuple[Any, ...]]]) -> None:
+        statements = (core_sql.INSERT_MEMORY, sql.INSERT_REVISION_AT, sql.INSERT_CONTENT_UNLESS_ERASED)
+        for n, kind, ident, what, params in pending:
+            try:
+                self.conn.execute(statements[what], params)
+            except _MAPPED as exc:
+                raise self._fail(n, f"{kind} {ident!r}", exc) from exc
+
+    def settle(self) -> None:
+        """Write what is pending and close the bulk window (before a row or a check that needs
+        the whole schema: a provenance link, a tombstone, the end of the file)."""
+        self.flush()
+        if self.window is not None:
+            window, self.window = self.window, None
+            window.close()
 
     def _at(self, n: int) -> str:
         return f"line {n} of {str(self.path)!r}"
@@ -168,7 +254,7 @@ class _Apply:
                 raise SyncFileError(f"{self._at(n)} has row type {kind!r}: expected one of {KINDS}")
         except KeyError as exc:
             raise SyncFileError(f"{self._at(n)}: a {kind} row lacks field {exc}") from exc
-        except (apsw.ConstraintError, apsw.MismatchError, TypeError, ValueError, OverflowError) as exc:
+        except _MAPPED as exc:
             if isinstance(exc, SyncFileError):
                 raise
             raise self._fail(n, f"{kind} {obj.get('rev_id') or obj.get('memory_id') or obj.get('tomb_id')!r}",
@@ -177,6 +263,7 @@ class _Apply:
     def finish(self) -> None:
         """The checks that need the whole file: a revision without content belongs to a memory
         erased here (by now); then erase what was derived from the memories this file erased."""
+        self.settle()
         for n, memory_id, rev_id in self.contentless:
             if self.conn.execute(sql.IS_ERASED, (memory_id,)).get is None:
                 raise self._refuse(n, _CONTENT, f"revision {rev_id!r} has no content but memory "
@@ -196,17 +283,15 @@ class _Apply:
 
     @staticmethod
     def _remember(cache: dict[str, tuple[Any, ...]], key: str, row: tuple[Any, ...]) -> tuple[Any, ...]:
-        if len(cache) >= _CACHED:
-            cache.clear()
         cache[key] = row
         return row
 
     def _memory(self, n: int, o: dict[str, Any]) -> None:
         self._time(n, o["created_at"], "created_at")
         have = self._memory_row(o["memory_id"])
-        vals = tuple(o[f] for f in MEMORY_FIELDS)
+        vals = _MEMORY_VALUES(o)
         if have is None:
-            self.conn.execute(core_sql.INSERT_MEMORY, vals)
+            self._pending.append((n, "memory", o["memory_id"], _W_MEMORY, vals))
             self._remember(self._memories, o["memory_id"], vals[1:])
             self.added["memory"] += 1
         elif tuple(have) != vals[1:]:
@@ -219,11 +304,13 @@ class _Apply:
         c = self.conn
         rev_id, memory_id = o["rev_id"], o["memory_id"]
         for f in _INT_FIELDS:
-            if type(o[f]) is not int or o[f] not in _INT64:  # the message is only built when needed
-                check_int(o[f], f"{self._at(n)}: {f}")
+            v = o[f]
+            if type(v) is not int or v not in _INT64:  # the message is only built when needed
+                check_int(v, f"{self._at(n)}: {f}")
         for f in _OPTIONAL_INT_FIELDS:
-            if o[f] is not None and (type(o[f]) is not int or o[f] not in _INT64):
-                check_int(o[f], f"{self._at(n)}: {f}")
+            v = o[f]
+            if v is not None and (type(v) is not int or v not in _INT64):
+                check_int(v, f"{self._at(n)}: {f}")
         for f in ("content_hash", "rev_hash"):
             o[f] = self._digest(n, o[f], f)
         rec = self._time(n, o["recorded_at"], "recorded_at")
@@ -234,16 +321,18 @@ class _Apply:
             raise SyncFileError(f"{self._at(n)}: content {content!r:.60} is not an object")
         if content is not None and o["rev_hash"] is not None:
             # A file leaves out the content hash where the content is there to compute it from.
-            computed = chain.content_hash(*(content[f] for f in CONTENT_FIELDS))
+            computed = chain.content_hash(*_CONTENT_VALUES(content))
             if o["content_hash"] not in (None, computed):
                 raise self._refuse(n, _HASH, f"revision {rev_id!r} has content hash "
                                              f"{_hex(o['content_hash'])}, but its content hashes to "
                                              f"{computed.hex()}")
             o["content_hash"] = computed
-        travelled = (*(o[f] for f in REVISION_FIELDS),
-                     *((True, *(content[f] for f in CONTENT_FIELDS)) if content is not None else ()))
+        fields = _TRAVELLED(o)
+        if rev_id in self._pending_revs:
+            self.flush()  # the same revision twice in the file: compare with the one written
         have = c.execute(sql.REVISION_ROW, (rev_id,)).fetchone()
         if have is not None:
+            travelled = (*fields, *((True, *_CONTENT_VALUES(content)) if content is not None else ()))
             nf = len(REVISION_FIELDS)
             here = tuple(have[:nf]) + ((True, *have[nf + 1:]) if have[nf] and content is not None else ())
             theirs = travelled[:nf] + (travelled[nf:] if have[nf] else ())
@@ -289,11 +378,13 @@ class _Apply:
         self._check_hash(n, o, kind, key, prev_hash)
         self.last = max(self.last, rec)
         link_value = self.ledger.link(o["rev_hash"], self.last)
-        row = {**o, "arrived_at": self.last, "chain": link_value}
-        c.execute(core_sql.INSERT_REVISION, tuple(row[f] for f in core_sql.STORED_REVISION_COLUMNS))
+        o["arrived_at"], o["chain"] = self.last, link_value
+        seq = self.next_seq
+        self.next_seq += 1
+        self._pending.append((n, "revision", rev_id, _W_REVISION, (seq, *_STORED(o))))
+        self._pending_revs.add(rev_id)
         self.ledger.set_head(link_value)
         self._remember(self._revisions, rev_id, (memory_id, o["version"], rec, o["hlc"], o["rev_hash"]))
-        seq = c.last_insert_rowid()
         if self.first_seq is None:
             self.first_seq = seq
         self.last_seq = seq
@@ -302,10 +393,7 @@ class _Apply:
             self.without_content += 1
             self.contentless.append((n, memory_id, rev_id))
             return
-        c.execute(sql.INSERT_CONTENT_UNLESS_ERASED,
-                  (seq, memory_id, *(content[f] for f in CONTENT_FIELDS)))
-        if c.changes() == 0:
-            self.without_content += 1  # the memory was erased here: its words are not let back in
+        self._pending.append((n, "revision", rev_id, _W_CONTENT, (seq, memory_id, *_CONTENT_VALUES(content))))
 
     def _check_hash(self, n: int, o: dict[str, Any], kind: str, key: str | None,
                     prev_hash: bytes | None) -> None:
@@ -317,12 +405,13 @@ class _Apply:
             raise self._refuse(n, _HASH, f"revision {rev_id!r} has a content hash but no hash of its own")
         if got_content is None:
             raise self._refuse(n, _HASH, f"revision {rev_id!r} has neither its content nor its content hash")
-        expect = chain.rev_hash([o[f] for f in chain.HASHED_FIELDS], kind, key, got_content, prev_hash)
+        expect = chain.rev_hash(_HASHED(o), kind, key, got_content, prev_hash)
         if got_rev != expect:
             raise self._refuse(n, _HASH, f"revision {rev_id!r} has hash {_hex(got_rev)}, but its fields, "
                                          f"content hash and the revision it follows hash to {expect.hex()}")
 
     def _derivation(self, n: int, o: dict[str, Any]) -> None:
+        self.settle()
         check_int(o["position"], f"{self._at(n)}: position")
         have = self.conn.execute(sql.DERIVATION_SOURCE, (o["memory_id"], o["position"])).get
         if have is not None:
@@ -335,6 +424,7 @@ class _Apply:
         self.added["derivation"] += 1
 
     def _tombstone(self, n: int, o: dict[str, Any]) -> None:
+        self.settle()
         c = self.conn
         vals = tuple(o[f] for f in TOMBSTONE_FIELDS)
         have = c.execute(sql.TOMBSTONE_ROW, (o["tomb_id"],)).fetchone()
@@ -373,6 +463,10 @@ def import_(ledger: Ledger, path: str | os.PathLike[str], *, origin: str | None 
     with ledger.transaction():
         arrival = ledger.recorded_now()
         apply = _Apply(ledger, source, arrival, to_micros(ledger.now()))
+        if header["counts"]["revision"] >= BULK_REVISIONS:
+            # Rebuilding the secondary indexes costs the whole table: only when the file at least
+            # doubles it.
+            apply.open_window(indexes=apply.next_seq - 1 <= header["counts"]["revision"])
         h = hashlib.sha256()
         with lines(source) as found:
             for n, line in enumerate(found, 1):
@@ -383,6 +477,8 @@ def import_(ledger: Ledger, path: str | os.PathLike[str], *, origin: str | None 
                     break
                 h.update(line)
                 apply.row(n, parse_line(line, n, source))
+                if apply.pending >= CHUNK_ROWS:
+                    apply.flush()
         if h.hexdigest() != checksum:
             raise SyncFileError(f"{str(source)!r} changed while it was being imported; nothing was applied")
         apply.finish()

@@ -16,7 +16,7 @@ import gzip
 import hashlib
 import json
 import os
-from typing import Any, TextIO
+from typing import TextIO
 
 from ..core import sql as core_sql
 from ..core.db import SCHEMA_VERSION
@@ -26,13 +26,8 @@ from ..errors import InvalidInputError, shown
 from ..time.clock import from_micros, to_micros
 from . import sql
 from .files import (
-    CONTENT_FIELDS,
-    DERIVATION_FIELDS,
     FORMAT,
     FORMAT_VERSION,
-    MEMORY_FIELDS,
-    REVISION_FIELDS,
-    TOMBSTONE_FIELDS,
     ExportSummary,
     LineWriter,
 )
@@ -71,9 +66,9 @@ def export(ledger: Ledger, path: str | os.PathLike[str], *, since: int | None = 
             with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) as gz:
                 w = LineWriter(gz)
                 w.line(header)
-                for kind, (q, params) in queries.items():
-                    for row in conn.execute(q, sql.bind(params, top)):
-                        w.line(_row(kind, row))
+                for q, params in queries.values():
+                    for (line,) in conn.execute(q, sql.bind(params, top)):
+                        w.text(line)
                 w.flush()
                 checksum = w.hash.hexdigest()
                 trailer = {"end": {"sha256": checksum, "rows": sum(counts.values())}}
@@ -94,29 +89,10 @@ def export(ledger: Ledger, path: str | os.PathLike[str], *, since: int | None = 
     )
 
 
-_HASHES = ("content_hash", "rev_hash")
-
-
 def _hex(value: object) -> str:
     if isinstance(value, bytes):
         return value.hex()
     raise TypeError(f"cannot write {type(value).__name__}")
-
-
-def _row(kind: str, row: tuple[Any, ...]) -> dict[str, Any]:
-    if kind == "revision":
-        out: dict[str, Any] = {"t": "revision", **dict(zip(REVISION_FIELDS, row, strict=False))}
-        for f in _HASHES:  # digests travel as hex
-            if out[f] is not None:
-                out[f] = out[f].hex()
-        n = len(REVISION_FIELDS)
-        out["content"] = dict(zip(CONTENT_FIELDS, row[n + 1:], strict=True)) if row[n] else None
-        if out["content"] is not None and out["rev_hash"] is not None:
-            out["content_hash"] = None  # the importer computes it from the content (64 bytes saved)
-        return out
-    names = {"memory": MEMORY_FIELDS, "derivation": DERIVATION_FIELDS, "tombstone": TOMBSTONE_FIELDS}[kind]
-    return {"t": kind, **dict(zip(names, row, strict=True))}
-
 
 
 def digest(ledger: Ledger) -> str:

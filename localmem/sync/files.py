@@ -14,8 +14,8 @@ A file is evidence from a peer, so reading one is bounded: only a regular file i
 opened (a FIFO, a device or a directory is refused before it is read, so none can
 hang an import), of at most :data:`MAX_FILE_BYTES` on disk and
 :data:`MAX_EXPANDED_BYTES` decompressed, each line at most :data:`MAX_LINE_BYTES`
-(read in pieces of that size, so a gzip that expands to one huge line is refused
-without being held), JSON nested no deeper than Python's parser allows, every
+(decompressed 1 MiB at a time, so a gzip that expands to one huge line is refused
+once that much of it is held), JSON nested no deeper than Python's parser allows, every
 integer within SQLite's 64 bits.
 """
 
@@ -56,6 +56,7 @@ __all__ = [
     "SyncSummary",
     "open_regular",
     "check_int",
+    "Hasher",
     "LineWriter",
     "is_sync_file",
     "lines",
@@ -89,6 +90,8 @@ MAX_FILE_BYTES = 2 << 30
 MAX_EXPANDED_BYTES = 8 << 30
 
 _INT64 = range(-(2**63), 2**63)
+#: How much decompressed data a reader takes at a time (split into lines in C, not read line by line).
+_PIECE_BYTES = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,28 +174,60 @@ class Sink(Protocol):
     def write(self, data: bytes, /) -> int: ...
 
 
+class Hasher(Protocol):
+    """What :attr:`LineWriter.hash` is (a hashlib SHA-256 object)."""
+
+    def update(self, data: bytes, /) -> None: ...
+    def hexdigest(self) -> str: ...
+    def digest(self) -> bytes: ...
+
+
 class LineWriter:
-    """Writes JSON lines into a gzip stream, hashing every line it writes."""
+    """Writes JSON lines into a gzip stream, hashing every line it writes.
+
+    Lines are buffered (hashed and written 256 KiB at a time); :attr:`hash` always covers
+    every line given so far, and :meth:`flush` writes them all out.
+    """
 
     def __init__(self, out: Sink) -> None:
         self._out = out
-        self.hash = hashlib.sha256()
-        self._buf: list[bytes] = []
+        self._hash = hashlib.sha256()
+        self._buf: list[str] = []  # lines not yet hashed
+        self._ready: list[bytes] = []  # hashed, not yet written
         self._size = 0
+
+    @property
+    def hash(self) -> Hasher:
+        """The SHA-256 of every line given so far."""
+        self._encode()
+        return self._hash
 
     def line(self, obj: dict[str, Any]) -> None:
-        data = json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
-        self.hash.update(data)
-        self._buf.append(data)
-        self._size += len(data)
-        if self._size > 1 << 16:
+        """Write one JSON object as a line."""
+        self.text(json.dumps(obj, separators=(",", ":"), ensure_ascii=False))
+
+    def text(self, line: str) -> None:
+        """Write one line that is already a JSON object's text (no newline in it)."""
+        self._buf.append(line)
+        self._size += len(line)
+        if self._size > 1 << 18:
             self.flush()
 
-    def flush(self) -> None:
-        self._out.write(b"".join(self._buf))
-        self._buf.clear()
-        self._size = 0
+    def _encode(self) -> None:
+        if self._buf:
+            self._buf.append("")
+            data = "\n".join(self._buf).encode()
+            self._buf.clear()
+            self._hash.update(data)
+            self._ready.append(data)
 
+    def flush(self) -> None:
+        """Write every line given so far (one hash update and one write for many lines)."""
+        self._encode()
+        if self._ready:
+            self._out.write(b"".join(self._ready))
+            self._ready.clear()
+        self._size = 0
 
 
 def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
@@ -260,8 +295,9 @@ def check_int(value: object, what: str) -> int:
 def lines(path: Path) -> Iterator[Iterator[bytes]]:
     """The file's decompressed lines; every way a file can be unreadable becomes SyncFileError.
 
-    Lines are read at most MAX_LINE_BYTES at a time, and the whole at most
-    MAX_EXPANDED_BYTES, so no file makes the reader hold more than one bounded line.
+    The file is decompressed in pieces of 1 MiB, split into lines; a line may be at most
+    MAX_LINE_BYTES and the whole at most MAX_EXPANDED_BYTES, so no file makes the reader
+    hold more than one bounded line and one piece.
     """
     raw = open_regular(path)
     try:
@@ -274,25 +310,38 @@ def lines(path: Path) -> Iterator[Iterator[bytes]]:
         raw.seek(0)
         gz = gzip.GzipFile(fileobj=raw, mode="rb")
 
+        def too_long(n: int) -> SyncFileError:
+            return SyncFileError(f"line {n} of {str(path)!r} is longer than {MAX_LINE_BYTES} bytes (the most "
+                                 "one row may take); nothing was applied")
+
         def read() -> Iterator[bytes]:
             total = 0
             n = 0
+            carry = b""  # the start of a line whose end is in a later piece
             try:
                 while True:
-                    line = gz.readline(MAX_LINE_BYTES + 1)
-                    if not line:
+                    piece = gz.read(_PIECE_BYTES)
+                    found = piece.split(b"\n")
+                    if carry:
+                        found[0] = carry + found[0]
+                    carry = found.pop() if piece else b""
+                    if not piece and found == [b""]:
                         return
-                    n += 1
-                    if len(line) > MAX_LINE_BYTES:
-                        raise SyncFileError(
-                            f"line {n} of {str(path)!r} is longer than {MAX_LINE_BYTES} bytes (the most "
-                            "one row may take); nothing was applied")
-                    total += len(line)
-                    if total > MAX_EXPANDED_BYTES:
-                        raise SyncFileError(
-                            f"{str(path)!r} expands to more than {MAX_EXPANDED_BYTES} bytes (the most a "
-                            "sync file may hold); nothing was applied")
-                    yield line
+                    for part in found:
+                        n += 1
+                        line = part + b"\n" if piece else part
+                        if len(line) > MAX_LINE_BYTES:
+                            raise too_long(n)
+                        total += len(line)
+                        if total > MAX_EXPANDED_BYTES:
+                            raise SyncFileError(
+                                f"{str(path)!r} expands to more than {MAX_EXPANDED_BYTES} bytes (the most a "
+                                "sync file may hold); nothing was applied")
+                        yield line
+                    if not piece:
+                        return
+                    if len(carry) > MAX_LINE_BYTES:
+                        raise too_long(n + 1)
             except (EOFError, OSError, zlib.error) as exc:
                 raise SyncFileError(
                     f"{str(path)!r} is damaged or truncated ({type(exc).__name__}: {exc}); "

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.sql import latest_revision
-from .files import CONTENT_FIELDS, MEMORY_FIELDS, REVISION_FIELDS, TOMBSTONE_FIELDS
+from ..core.sql import STORED_REVISION_COLUMNS, latest_revision
+from .files import CONTENT_FIELDS, DERIVATION_FIELDS, MEMORY_FIELDS, REVISION_FIELDS, TOMBSTONE_FIELDS
 
 __all__ = [
     "TO",
@@ -36,6 +36,16 @@ __all__ = [
     "TOMBSTONE_COUNT",
     "DIGEST_PARTS",
     "PLAIN",
+    "BULK_TRIGGER_NAMES",
+    "BULK_INDEX_NAMES",
+    "BULK_TRIGGERS",
+    "BULK_INDEXES",
+    "HAS_STAT1",
+    "BULK_INDEX_STATS",
+    "INSERT_STAT1",
+    "INDEX_CONTENT_RANGE",
+    "INSERT_REVISION_AT",
+    "CONTENT_IN_RANGE",
 ]
 
 #: Stands for the export's upper watermark in a query's parameters (see :func:`bind`).
@@ -43,7 +53,13 @@ TO = "TO"
 
 
 def export_queries(since: int, user_id: str | None) -> dict[str, tuple[str, tuple[Any, ...]]]:
-    """Per section, the SQL that streams its rows (in an order whose parents come first)."""
+    """Per section, the SQL that streams its rows (in an order whose parents come first).
+
+    Each query yields one column: the row's line as the file holds it (a JSON object,
+    built by SQLite's ``json_object``: the fields in file order, digests as lower-case hex,
+    a revision's content nested, or null). A revision with content and its own hash travels
+    without its content hash: the importer computes it from the content.
+    """
     user = "" if user_id is None else " AND {a}.user_id = ?"
     u: tuple[Any, ...] = () if user_id is None else (user_id,)
     tombed = "SELECT memory_id FROM erasures"
@@ -55,22 +71,43 @@ def export_queries(since: int, user_id: str | None) -> dict[str, tuple[str, tupl
         mem_where = ("WHERE (m.memory_id IN (SELECT memory_id FROM revisions WHERE seq > ? AND seq <= ?)"
                      f" OR m.memory_id IN ({tombed}))" + user.format(a="m"))
         mem_params = (since, TO, *u)
-    rev_cols = ", ".join(f"r.{c}" for c in REVISION_FIELDS)
-    content_cols = ", ".join(f"c.{c}" for c in CONTENT_FIELDS)
     return {
-        "memory": (f"SELECT {', '.join('m.' + c for c in MEMORY_FIELDS)} FROM memories AS m {mem_where}"
+        "memory": (f"SELECT {_line('memory', MEMORY_FIELDS, 'm')} FROM memories AS m {mem_where}"
                    " ORDER BY m.rowid", mem_params),
-        "revision": (f"SELECT {rev_cols}, c.rev_seq IS NOT NULL, {content_cols} FROM revisions AS r"
+        "revision": (f"SELECT {_REVISION_LINE} FROM revisions AS r"
                      " LEFT JOIN content AS c ON c.rev_seq = r.seq WHERE r.seq > ? AND r.seq <= ?"
                      + user.format(a="r") + " ORDER BY r.seq", (since, TO, *u)),
-        "derivation": ("SELECT d.memory_id, d.position, d.source_rev FROM derivations AS d"
+        "derivation": (f"SELECT {_line('derivation', DERIVATION_FIELDS, 'd')}"
+                       " FROM derivations AS d"
                        " JOIN revisions AS r ON r.memory_id = d.memory_id AND r.version = 1"
                        " WHERE r.seq > ? AND r.seq <= ?" + user.format(a="r")
                        + " ORDER BY r.seq, d.position", (since, TO, *u)),
-        "tombstone": (f"SELECT {tomb} FROM (SELECT {tomb} FROM erasures"
+        "tombstone": (f"SELECT {_line('tombstone', TOMBSTONE_FIELDS, 't')} FROM (SELECT {tomb} FROM erasures"
                       f" UNION ALL SELECT {tomb} FROM extra_tombstones) AS t"
                       " WHERE 1" + user.format(a="t") + " ORDER BY t.tomb_id", u),
     }
+
+
+def _line(kind: str, fields: tuple[str, ...], alias: str) -> str:
+    """``json_object('t', kind, field, alias.field, ...)``: one row's line."""
+    return f"json_object('t', '{kind}', " + ", ".join(f"'{f}', {alias}.{f}" for f in fields) + ")"
+
+
+def _revision_field(f: str) -> str:
+    if f == "content_hash":  # left out where the content is there to compute it from
+        return ("'content_hash', CASE WHEN r.content_hash IS NULL"
+                " OR (c.rev_seq IS NOT NULL AND r.rev_hash IS NOT NULL) THEN NULL"
+                " ELSE lower(hex(r.content_hash)) END")
+    if f == "rev_hash":
+        return "'rev_hash', CASE WHEN r.rev_hash IS NULL THEN NULL ELSE lower(hex(r.rev_hash)) END"
+    return f"'{f}', r.{f}"
+
+
+_REVISION_LINE = (
+    "json_object('t', 'revision', " + ", ".join(_revision_field(f) for f in REVISION_FIELDS)
+    + ", 'content', CASE WHEN c.rev_seq IS NULL THEN NULL ELSE json_object("
+    + ", ".join(f"'{f}', c.{f}" for f in CONTENT_FIELDS) + ") END)"
+)
 
 
 def bind(params: tuple[Any, ...], top: int) -> tuple[Any, ...]:
@@ -153,3 +190,31 @@ LEFT JOIN content AS c ON c.rev_seq = r.seq
 LEFT JOIN erasures AS e ON e.memory_id = m.memory_id
 WHERE m.user_id = ?
 ORDER BY r.valid_from, m.memory_id"""
+
+# -- a large import's bulk window (localmem.sync.bulk) --------------------------------------------
+
+#: The triggers a large import sets aside while its rows go in: the full-text index's insert
+#: trigger (the content is indexed in one statement after) and the per-row no-replace checks.
+BULK_TRIGGER_NAMES = ("content_fts_insert", "revisions_no_replace", "content_no_replace",
+                      "memories_no_replace")
+#: The secondary indexes a large import into a small store builds once after its rows.
+BULK_INDEX_NAMES = ("revisions_asof", "revisions_user", "revisions_arrived", "revisions_valid",
+                    "content_memory")
+_IN_TRIGGERS = ", ".join(f"'{n}'" for n in BULK_TRIGGER_NAMES)
+_IN_INDEXES = ", ".join(f"'{n}'" for n in BULK_INDEX_NAMES)
+#: Those triggers' and indexes' own text in this file: what puts each back exactly.
+BULK_TRIGGERS = f"SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name IN ({_IN_TRIGGERS})"
+BULK_INDEXES = f"SELECT sql FROM sqlite_master WHERE type = 'index' AND name IN ({_IN_INDEXES})"
+#: Whether the planner's statistics table exists (after the first PRAGMA optimize that analysed).
+HAS_STAT1 = "SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'"
+#: The statistics of those indexes (dropping an index drops its rows).
+BULK_INDEX_STATS = f"SELECT tbl, idx, stat FROM sqlite_stat1 WHERE idx IN ({_IN_INDEXES})"
+INSERT_STAT1 = "INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?, ?, ?)"
+#: Index the content of revisions first..last in the full-text index, as its trigger would have.
+INDEX_CONTENT_RANGE = ("INSERT INTO content_fts (rowid, text, owner)"
+                       " SELECT rev_seq, text, owner FROM content_indexed WHERE rev_seq BETWEEN ? AND ?")
+#: A revision row with its local number given (a bulk import numbers its rows itself).
+INSERT_REVISION_AT = (f"INSERT INTO revisions (seq, {', '.join(STORED_REVISION_COLUMNS)})"
+                      f" VALUES ({', '.join('?' * (len(STORED_REVISION_COLUMNS) + 1))})")
+#: How many revisions first..last have content (the rest were not let in: their memory is erased here).
+CONTENT_IN_RANGE = "SELECT count(*) FROM content WHERE rev_seq BETWEEN ? AND ?"

@@ -1,0 +1,149 @@
+"""A large import's bulk window: triggers and indexes set aside for its rows, put back exactly.
+
+The window's size thresholds are lowered so that a few dozen rows open it, and rows are
+written in chunks of a few, so every path (a chunk, a chunk refused and replayed row by
+row, the window closing before a tombstone) runs on a small file.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_sync import full_dump as dump
+
+import localmem
+from localmem.sync import apply
+from localmem.testing import FrozenClock
+
+FAR = "2100-01-01T00:00:00Z"
+
+
+@pytest.fixture(autouse=True)
+def small_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(apply, "BULK_REVISIONS", 10)
+    monkeypatch.setattr(apply, "CHUNK_ROWS", 7)
+
+
+@pytest.fixture
+def phone(tmp_path: Path) -> Iterator[localmem.Store]:
+    with localmem.open(tmp_path / "phone.db", clock=FrozenClock("2026-03-02T09:00:00Z")) as s:
+        yield s
+
+
+@pytest.fixture
+def laptop(tmp_path: Path) -> Iterator[localmem.Store]:
+    with localmem.open(tmp_path / "laptop.db", clock=FrozenClock("2026-03-04T09:00:00Z")) as s:
+        yield s
+
+
+def schema(store: localmem.Store) -> list[tuple[object, ...]]:
+    """Every table, index, trigger and view, by its own text (statistics tables aside)."""
+    return store.connection.execute(
+        "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_stat%'"
+        " ORDER BY type, name").fetchall()
+
+
+def fts_ok(store: localmem.Store) -> None:
+    """FTS5's own check of the index against the content it indexes (raises if they differ)."""
+    store.connection.execute("INSERT INTO content_fts (content_fts, rank) VALUES ('integrity-check', 1)")
+
+
+def fill(store: localmem.Store, n: int) -> list[str]:
+    ids = []
+    with store.batch():
+        for i in range(n):
+            ids.append(store.add(f"note {i} about {'lisbon' if i % 2 else 'berlin'}", user_id=f"u{i % 3}",
+                                 resolve=False).memory_id)
+        for memory_id in ids[::4]:
+            store.correct(memory_id, text="corrected: a swim in the river")
+    return ids
+
+
+def test_a_large_import_puts_the_schema_back_and_indexes_every_word(
+        phone: localmem.Store, laptop: localmem.Store, tmp_path: Path) -> None:
+    """Into an empty store: the same digest, the same schema text, a consistent full-text index."""
+    fill(phone, 40)
+    out = phone.export(tmp_path / "p.gz")
+    before = schema(laptop)
+    got = laptop.import_(out.path)
+    assert got.revisions == 50 and got.memories == 40
+    assert schema(laptop) == before
+    assert laptop.digest() == phone.digest()
+    fts_ok(laptop)
+    assert len(laptop.search("river swim", user_id="u0", limit=50)) == len(
+        phone.search("river swim", user_id="u0", limit=50)) > 0
+    assert laptop.doctor().ok
+    again = laptop.import_(out.path)
+    assert not again.changed and again.skipped == 90
+
+
+def test_a_large_import_into_a_larger_store_keeps_its_indexes_and_their_statistics(
+        phone: localmem.Store, laptop: localmem.Store, tmp_path: Path) -> None:
+    """The indexes are rebuilt only when the file at least doubles the store; either way the planner's
+    statistics of every index are there after."""
+    fill(phone, 12)
+    fill(laptop, 30)
+    laptop.connection.execute("ANALYZE")
+    stats = laptop.connection.execute("SELECT tbl, idx FROM sqlite_stat1 ORDER BY 1, 2").fetchall()
+    laptop.import_(phone.export(tmp_path / "p.gz").path)
+    assert laptop.connection.execute("SELECT tbl, idx FROM sqlite_stat1 ORDER BY 1, 2").fetchall() == stats
+    fill(phone, 80)  # now the file is larger than the store: its indexes are rebuilt
+    laptop.import_(phone.export(tmp_path / "p2.gz").path)
+    assert laptop.connection.execute("SELECT tbl, idx FROM sqlite_stat1 ORDER BY 1, 2").fetchall() == stats
+    fts_ok(laptop)
+    assert laptop.doctor().ok
+
+
+def _forge(src: Path, dst: Path, line: int, **changes: object) -> Path:
+    """Change one revision line's fields, its hashes recomputed as a careful forger would."""
+    from localmem.core import chain
+    from localmem.sync.files import CONTENT_FIELDS
+
+    lines = gzip.decompress(src.read_bytes()).splitlines(keepends=True)
+    row = json.loads(lines[line - 1])
+    assert row["t"] == "revision" and row["version"] == 1
+    row.update(changes)
+    content = row["content"]
+    digest = chain.content_hash(*(content[f] for f in CONTENT_FIELDS))
+    row["rev_hash"] = chain.rev_hash([row[f] for f in chain.HASHED_FIELDS], "fact", None, digest, None).hex()
+    lines[line - 1] = json.dumps(row).encode() + b"\n"
+    trailer = json.loads(lines[-1])
+    trailer["end"]["sha256"] = hashlib.sha256(b"".join(lines[:-1])).hexdigest()
+    dst.write_bytes(gzip.compress(b"".join(lines[:-1]) + json.dumps(trailer).encode() + b"\n"))
+    return dst
+
+
+def test_a_row_refused_in_a_chunk_names_its_line_and_leaves_store_and_schema_as_before(
+        phone: localmem.Store, laptop: localmem.Store, tmp_path: Path) -> None:
+    """A CHECK constraint fails inside a chunk: the line named is that row's, and nothing changed."""
+    fill(phone, 40)
+    fill(laptop, 3)
+    good = Path(phone.export(tmp_path / "p.gz").path)
+    line = 1 + 40 + 5  # the header, the memories, then the fifth revision
+    bad = _forge(good, tmp_path / "bad.gz", line, precision="fortnight")
+    before, shape = dump(laptop), schema(laptop)
+    with pytest.raises(localmem.SyncFileError, match=f"line {line} of .*not a valid row"):
+        laptop.import_(bad)
+    assert dump(laptop) == before and schema(laptop) == shape
+    fts_ok(laptop)
+    assert laptop.import_(good).revisions == 50
+
+
+def test_tombstones_after_a_large_import_erase_the_words_it_brought(
+        phone: localmem.Store, laptop: localmem.Store, tmp_path: Path) -> None:
+    """The window closes before the file's tombstones: the erase finds the words indexed, destroys them."""
+    ids = fill(phone, 40)
+    phone.erase(ids[1], reason="asked to")
+    assert phone.search("lisbon", user_id="u1", current_only=False, limit=50)
+    got = laptop.import_(phone.export(tmp_path / "p.gz").path)
+    assert got.tombstones == 1
+    assert laptop.digest() == phone.digest()
+    assert ids[1] not in {h.revision.memory_id for h in laptop.search(
+        "lisbon", user_id="u1", current_only=False, limit=50, as_of=FAR)}
+    fts_ok(laptop)
+    assert laptop.doctor().ok

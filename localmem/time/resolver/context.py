@@ -10,6 +10,7 @@ from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from . import lexicon as lx
+from .firstchar import first_chars
 
 
 @dataclass(slots=True)
@@ -240,7 +241,9 @@ def register_rule(
 
     def register(fn: _Handler) -> _Handler:
         index = len(_RULES)
-        full = _B + "(?:" + pattern + ")" + WORD_END  # every branch starts and ends at a word edge
+        body = "(?:" + pattern + ")" + WORD_END
+        first = first_chars(body)  # a look-ahead that spares most word edges a whole try
+        full = _B + (f"(?={first})" if first else "") + body  # every branch starts and ends at a word edge
         run = int(digits)
         _RULES.append(Rule(re.compile(full), fn, frozenset(when), run))
         for word in frozenset(when):

@@ -163,6 +163,7 @@ class Rule:
     handler: _Handler
     when: frozenset[str]
     digits: int  # the digits in a row a match holds (0: it may hold none, and words wake it)
+    gate: str = ""  # the look-ahead after the word edge: what a match can begin with ("" none)
 
 
 _RULES: list[Rule] = []
@@ -243,9 +244,10 @@ def register_rule(
         index = len(_RULES)
         body = "(?:" + pattern + ")" + WORD_END
         first = first_chars(body)  # a look-ahead that spares most word edges a whole try
-        full = _B + (f"(?={first})" if first else "") + body  # every branch starts and ends at a word edge
+        gate = f"(?={first})" if first else ""
+        full = _B + gate + body  # every branch starts and ends at a word edge
         run = int(digits)
-        _RULES.append(Rule(re.compile(full), fn, frozenset(when), run))
+        _RULES.append(Rule(re.compile(full), fn, frozenset(when), run, gate))
         for word in frozenset(when):
             _BY_WORD.setdefault(word, []).append(index)
         if run:

@@ -1012,6 +1012,16 @@ def test_the_trigger_index_never_hides_a_phrase(words: list[str], glue: str) -> 
 
 
 
+
+def test_every_holiday_name_holds_a_word_that_wakes_the_holiday_rule() -> None:
+    """The holiday rule is woken by its words only, not by digits: "4th of July" holds "th" and "july"."""
+    from localmem.time.resolver import lexicon as lx
+
+    holiday_rule = next(r for r in all_rules() if r.handler.__name__ == "_holiday")
+    assert not holiday_rule.digits
+    assert all(set(re.findall(r"[a-z]+", name)) & holiday_rule.when for name in lx.HOLIDAYS)
+    assert found("Happy 4th of July 2026!")
+
 @pytest.mark.parametrize(("pattern", "starts", "not_starts"), [
     (r"(?:the\s+)?may", "tm", "ahe "),
     (r"(?<!x)(?:on\s+)?(?P<d>\d{1,2})(?:st|nd)?", "o07\u0663", "n s"),  # \d: any decimal digit

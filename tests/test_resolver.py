@@ -8,6 +8,7 @@ zone tests compare full ISO strings with offsets, because that is where the offs
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -20,6 +21,7 @@ import localmem
 from localmem.time.resolver import TimeMention, find_times, rewrite
 from localmem.time.resolver.combine import candidate_rules, digit_run
 from localmem.time.resolver.context import all_rules, has_trigger, trigger_pattern, trigger_words
+from localmem.time.resolver.firstchar import first_chars
 
 WED = "2025-06-18T15:00:00+02:00"  # Wednesday, mid-afternoon in Berlin
 BERLIN = "Europe/Berlin"
@@ -1007,6 +1009,49 @@ def test_the_trigger_index_never_hides_a_phrase(words: list[str], glue: str) -> 
     assert all(id(r) in woken for r in matching), [r.handler.__name__ for r in matching if id(r) not in woken]
     if not has_trigger(low):
         assert matching == []
+
+
+
+
+def test_every_holiday_name_holds_a_word_that_wakes_the_holiday_rule() -> None:
+    """The holiday rule is woken by its words only, not by digits: "4th of July" holds "th" and "july"."""
+    from localmem.time.resolver import lexicon as lx
+
+    holiday_rule = next(r for r in all_rules() if r.handler.__name__ == "_holiday")
+    assert not holiday_rule.digits
+    assert all(set(re.findall(r"[a-z]+", name)) & holiday_rule.when for name in lx.HOLIDAYS)
+    assert found("Happy 4th of July 2026!")
+
+@pytest.mark.parametrize(("pattern", "starts", "not_starts"), [
+    (r"(?:the\s+)?may", "tm", "ahe "),
+    (r"(?<!x)(?:on\s+)?(?P<d>\d{1,2})(?:st|nd)?", "o07\u0663", "n s"),  # \d: any decimal digit
+    (r"(?:a|an)?[b-d]", "abd", "ex "),
+    (r"'(?P<d>\d)0s", "'", "0"),
+])
+def test_first_chars_is_every_character_a_match_can_begin_with(pattern: str, starts: str,
+                                                               not_starts: str) -> None:
+    cls = first_chars(pattern)
+    assert cls is not None
+    assert all(re.fullmatch(cls, c) for c in starts), cls
+    assert not any(re.fullmatch(cls, c) for c in not_starts), cls
+
+
+@pytest.mark.parametrize("pattern", [r"x?", r"(?:a|)", r".x", r"[^a]b", r"(?i:may)", r"\s*x", r"(a)?\1"])
+def test_first_chars_answers_none_when_it_cannot_be_sure(pattern: str) -> None:
+    """A pattern that can match nothing, or opens with a set it cannot list, is scanned ungated."""
+    assert first_chars(pattern) is None
+
+
+@given(words=st.lists(st.sampled_from(TRIGGER_VOCAB), max_size=10),
+       glue=st.sampled_from([" ", "  ", "-", "/", ". ", "\n", "(", "~"]))
+def test_a_rules_look_ahead_never_hides_a_match(words: list[str], glue: str) -> None:
+    """Each rule finds the same matches, spans and groups with its first-character look-ahead as without."""
+    low = glue.join(words).lower()
+    for rule in all_rules():
+        assert rule.gate, rule.handler.__name__  # every rule today opens with characters it can list
+        bare = re.compile(rule.pattern.pattern.replace(rule.gate, "", 1))
+        got = [(m.span(), m.groups()) for m in rule.pattern.finditer(low)]
+        assert got == [(m.span(), m.groups()) for m in bare.finditer(low)], rule.handler.__name__
 
 
 # -- round two: forms a journaling app meets every day -----------------------------------------------------

@@ -10,6 +10,7 @@ from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from . import lexicon as lx
+from .firstchar import first_chars
 
 
 @dataclass(slots=True)
@@ -162,6 +163,7 @@ class Rule:
     handler: _Handler
     when: frozenset[str]
     digits: int  # the digits in a row a match holds (0: it may hold none, and words wake it)
+    gate: str = ""  # the look-ahead after the word edge: what a match can begin with ("" none)
 
 
 _RULES: list[Rule] = []
@@ -240,9 +242,12 @@ def register_rule(
 
     def register(fn: _Handler) -> _Handler:
         index = len(_RULES)
-        full = _B + "(?:" + pattern + ")" + WORD_END  # every branch starts and ends at a word edge
+        body = "(?:" + pattern + ")" + WORD_END
+        first = first_chars(body)  # a look-ahead that spares most word edges a whole try
+        gate = f"(?={first})" if first else ""
+        full = _B + gate + body  # every branch starts and ends at a word edge
         run = int(digits)
-        _RULES.append(Rule(re.compile(full), fn, frozenset(when), run))
+        _RULES.append(Rule(re.compile(full), fn, frozenset(when), run, gate))
         for word in frozenset(when):
             _BY_WORD.setdefault(word, []).append(index)
         if run:

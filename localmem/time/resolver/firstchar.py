@@ -18,7 +18,10 @@ from typing import Any
 
 with warnings.catch_warnings():  # the parser's public name is deprecated, its interface stable since 3.0
     warnings.simplefilter("ignore", DeprecationWarning)
-    import sre_parse
+    try:
+        import sre_parse
+    except ImportError:  # a Python that dropped the name: every rule is scanned the old way
+        sre_parse = None  # type: ignore[assignment]
 
 
 _RANGE_MAX = 256  # a wider range ([^...] aside) is not expanded: the rule is scanned the old way
@@ -88,6 +91,8 @@ def first_chars(pattern: str) -> str | None:
     """A character class holding every character a match of ``pattern`` (compiled without
     flags) can begin with, or None when that is not known for sure or the pattern can match
     the empty string."""
+    if sre_parse is None:
+        return None
     chars: set[str] = set()
     try:
         nullable, digit = _seq(sre_parse.parse(pattern).data, chars)

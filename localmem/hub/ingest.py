@@ -1,0 +1,309 @@
+"""Ingesting device export files into the hub, with exactly the device's validation.
+
+The rule: a file is applied to the hub if and only if a device holding the hub's rows
+would import it, and then it adds what that device would add. That is made true by
+construction, not by a second copy of the checks: each file is imported by the device's
+own code (:func:`localmem.sync.apply.import_`, which verifies the file with
+:func:`localmem.sync.files.verify` first) into a *staging* store, an in-memory device
+database seeded with every hub row the file's rows can be checked against (the memories,
+revisions, tombstones and provenance links its ids name, the revisions they follow, and
+what is derived from the memories it erases). The import raises the device's own error,
+with the device's message, or adds rows to the staging store; those rows, and only those,
+are then copied into PostgreSQL (COPY), in one PostgreSQL transaction per file.
+
+* Forged or damaged files change nothing: the error is raised before anything is written
+  to PostgreSQL, and the transaction is rolled back.
+* Idempotent: a row already on the hub is seeded into the staging store, where the device
+  import skips it; a repeated file adds nothing and records nothing.
+* Concurrent ingesters: each file's transaction takes ``pg_advisory_xact_lock`` on a hash of
+  each user its rows name (in a fixed order, so two ingesters never deadlock) before it
+  reads what it seeds, so two files of one user are checked and applied one after the
+  other, each seeing the other's rows.
+* Arrival: the staging store's clock is the hub's (injected: ``clock``), so each revision's
+  ``arrived_at`` is what a device importing the file then would give it: the later of the
+  file's arrival and its origin's recorded time (never before the file reached the hub).
+  The file's arrival is recorded in ``hub_files``.
+* An erasure a file brings erases, on the hub too, what was derived from the memory; those
+  tombstones are the hub's own (origin: the hub's id), as a device's would be its own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from ..core import sql as core_sql
+from ..core.db import connect as connect_device
+from ..core.ledger import Ledger
+from ..errors import HubError, SyncFileError
+from ..sync.apply import import_
+from ..sync.files import (
+    CONTENT_FIELDS,
+    MEMORY_FIELDS,
+    REVISION_FIELDS,
+    TOMBSTONE_FIELDS,
+    ImportSummary,
+    lines,
+    open_regular,
+    verify,
+)
+from ..time.clock import Clock, from_micros, to_micros
+from . import db
+
+__all__ = ["Ingested", "ingest", "ingest_paths", "export_files"]
+
+#: The revision columns the hub stores from a staging row (the device's, minus its local chain).
+HUB_REVISION_COLUMNS = (*REVISION_FIELDS, "arrived_at")
+_TOMB = ", ".join(TOMBSTONE_FIELDS)
+_REV = ", ".join(f"r.{c}" for c in HUB_REVISION_COLUMNS)
+_CONTENT = ", ".join(f"c.{c}" for c in CONTENT_FIELDS)
+
+
+@dataclass(frozen=True, slots=True)
+class Ingested:
+    """What ``hub ingest`` did with one file: the device import's summary, and where it went.
+
+    ``file_id`` is the file's ``hub_files`` row (None when it added nothing).
+    """
+
+    summary: ImportSummary
+    file_id: int | None
+    arrived_at: int
+
+    def describe(self) -> str:
+        """One line for people."""
+        return self.summary.describe().replace("imported from", "ingested from")
+
+
+@dataclass
+class _Wanted:
+    """The ids a file's rows name: what the staging store must hold to check them."""
+
+    users: set[str] = field(default_factory=set)
+    memories: set[str] = field(default_factory=set)
+    revisions: set[str] = field(default_factory=set)
+    tombs: set[str] = field(default_factory=set)
+    erased: set[str] = field(default_factory=set)
+    derived: set[str] = field(default_factory=set)
+
+
+def _strings(*values: object) -> Iterable[str]:
+    return (v for v in values if isinstance(v, str))
+
+
+def _scan(path: Path) -> _Wanted:
+    """The ids a verified file's rows name. Lenient: a malformed row is left to the import to refuse."""
+    want = _Wanted()
+    with lines(path) as found:
+        for n, line in enumerate(found, 1):
+            if n == 1 or line.startswith(b'{"end"'):
+                continue
+            try:
+                o = json.loads(line)
+            except (ValueError, RecursionError):
+                continue
+            if not isinstance(o, dict):
+                continue
+            want.users.update(_strings(o.get("user_id")))
+            want.memories.update(_strings(o.get("memory_id"), o.get("supersedes"), o.get("superseded_by")))
+            kind = o.get("t")
+            if kind == "revision":
+                want.revisions.update(_strings(o.get("rev_id"), o.get("prev_rev")))
+            elif kind == "derivation":
+                want.revisions.update(_strings(o.get("source_rev")))
+                want.derived.update(_strings(o.get("memory_id")))
+            elif kind == "tombstone":
+                want.tombs.update(_strings(o.get("tomb_id")))
+                want.erased.update(_strings(o.get("memory_id")))
+    return want
+
+
+# What the staging store is seeded with, read from the hub (every id a global ULID).
+_DERIVED_CLOSURE = """WITH RECURSIVE d (memory_id) AS (
+    SELECT dv.memory_id FROM derivations AS dv JOIN revisions AS r ON r.rev_id = dv.source_rev
+    WHERE r.memory_id = ANY(%(erased)s)
+    UNION
+    SELECT dv.memory_id FROM derivations AS dv JOIN revisions AS r ON r.rev_id = dv.source_rev
+    JOIN d ON r.memory_id = d.memory_id)
+SELECT memory_id FROM d"""
+_SEED_DERIVATIONS = "SELECT memory_id, position, source_rev FROM derivations WHERE memory_id = ANY(%s)"
+_SEED_REVISIONS = f"""SELECT {_REV}, c.rev_id IS NOT NULL, {_CONTENT} FROM revisions AS r
+LEFT JOIN content AS c ON c.user_id = r.user_id AND c.rev_id = r.rev_id
+WHERE r.rev_id = ANY(%(ids)s) OR r.memory_id = ANY(%(whole)s)
+ORDER BY r.seq"""
+_SEED_MEMORIES = f"SELECT {', '.join(MEMORY_FIELDS)} FROM memories WHERE memory_id = ANY(%s)"
+_SEED_ERASURES = (f"SELECT {_TOMB} FROM erasures WHERE memory_id = ANY(%(memories)s)"
+                  " OR tomb_id = ANY(%(tombs)s) ORDER BY seq")
+_SEED_EXTRA = f"SELECT {_TOMB} FROM extra_tombstones WHERE tomb_id = ANY(%s)"
+
+
+def _q(columns: Sequence[str]) -> str:
+    return ", ".join("?" * len(columns))
+
+
+def _staging(hub: str, clock: Clock) -> Ledger:
+    """An empty in-memory device database that is the hub (its device id is the hub's id).
+
+    The device's schema, triggers and checks, without what only a device's own reads need
+    (the full-text index and its triggers, the read indexes): nothing the import checks.
+    """
+    conn = connect_device(":memory:")
+    conn.execute("DROP TRIGGER store_meta_no_update")
+    conn.execute("UPDATE store_meta SET value = ? WHERE name = 'device_id'", (hub,))
+    for trigger in ("content_fts_insert", "content_fts_delete"):
+        conn.execute(f"DROP TRIGGER {trigger}")
+    for index in ("revisions_user", "revisions_arrived", "revisions_valid", "memories_user_key"):
+        conn.execute(f"DROP INDEX {index}")
+    return Ledger(conn, clock, None)
+
+
+def _seed(cur: psycopg.Cursor[tuple[Any, ...]], ledger: Ledger, want: _Wanted) -> dict[str, int]:
+    """Copy into the staging store every hub row the file's rows are checked against.
+
+    Returns the staging tables' highest rowids after seeding: the rows above them are the import's.
+    """
+    closure = [str(r[0]) for r in cur.execute(_DERIVED_CLOSURE, {"erased": list(want.erased)})]
+    derivations = cur.execute(_SEED_DERIVATIONS, (list(want.derived | set(closure)),)).fetchall()
+    rev_ids = want.revisions | {str(d[2]) for d in derivations}
+    revisions = cur.execute(_SEED_REVISIONS, {"ids": list(rev_ids), "whole": closure}).fetchall()
+    memories = want.memories | set(closure) | {str(r[1]) for r in revisions}
+    memory_rows = cur.execute(_SEED_MEMORIES, (list(memories),)).fetchall()
+    erasures = cur.execute(_SEED_ERASURES, {"memories": list(memories), "tombs": list(want.tombs)}).fetchall()
+    extra = cur.execute(_SEED_EXTRA, (list(want.tombs),)).fetchall()
+    conn = ledger.connection
+    conn.pragma("foreign_keys", False)  # the seed is a consistent subset: its parents may stay on the hub
+    try:
+        with conn:
+            conn.executemany(core_sql.INSERT_MEMORY, memory_rows)
+            nr = len(HUB_REVISION_COLUMNS)
+            cols = (*HUB_REVISION_COLUMNS, "chain")
+            insert = f"INSERT INTO revisions ({', '.join(cols)}) VALUES ({_q(cols)})"
+            for row in revisions:
+                conn.execute(insert, (*row[:nr], None))
+                if row[nr]:
+                    conn.execute(core_sql.INSERT_CONTENT, (conn.last_insert_rowid(), row[1], *row[nr + 1:]))
+            conn.executemany("INSERT INTO derivations (memory_id, position, source_rev) VALUES (?, ?, ?)",
+                             derivations)
+            conn.executemany(core_sql.INSERT_ERASURE, erasures)
+            conn.executemany(f"INSERT INTO extra_tombstones ({_TOMB}) VALUES ({_q(TOMBSTONE_FIELDS)})", extra)
+    finally:
+        conn.pragma("foreign_keys", True)
+    marks = {}
+    for table in ("memories", "revisions", "derivations", "erasures", "extra_tombstones"):
+        marks[table] = int(conn.execute(f"SELECT coalesce(max(rowid), 0) FROM {table}").get)
+    return marks
+
+
+def _copy(cur: psycopg.Cursor[tuple[Any, ...]], table: str, columns: Sequence[str],
+          rows: Iterable[Sequence[Any]]) -> None:
+    with cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN".encode()) as copy:
+        for row in rows:
+            copy.write_row(row)
+
+
+def _write(cur: psycopg.Cursor[tuple[Any, ...]], ledger: Ledger, marks: dict[str, int],
+           summary: ImportSummary, header: dict[str, Any], arrived: int) -> int:
+    """Copy the rows the staging import added into the hub; returns the file's hub_files id."""
+    mark = header["watermark"]
+    row = cur.execute(
+        "INSERT INTO hub_files (file_sha256, origin, created_at, mark_from, mark_to, arrived_at, memories,"
+        " revisions, tombstones, derivations) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+        " RETURNING file_id",
+        (summary.sha256, summary.origin, header["created_at"], mark["from"], mark["to"], arrived,
+         summary.memories, summary.revisions, summary.tombstones, summary.derivations)).fetchone()
+    assert row is not None
+    file_id = int(row[0])
+    s = ledger.connection
+    m = ", ".join(MEMORY_FIELDS)
+    _copy(cur, "memories", MEMORY_FIELDS,
+          s.execute(f"SELECT {m} FROM memories WHERE rowid > ? ORDER BY rowid", (marks["memories"],)))
+    r = ", ".join(HUB_REVISION_COLUMNS)
+    _copy(cur, "revisions", (*HUB_REVISION_COLUMNS, "file_id"),
+          s.execute(f"SELECT {r}, ? FROM revisions WHERE seq > ? ORDER BY seq",
+                    (file_id, marks["revisions"])))
+    _copy(cur, "content", ("user_id", "rev_id", "memory_id", *CONTENT_FIELDS),
+          s.execute(f"SELECT r.user_id, r.rev_id, r.memory_id, {_CONTENT} FROM content AS c"
+                    " JOIN revisions AS r ON r.seq = c.rev_seq WHERE c.rev_seq > ? ORDER BY c.rev_seq",
+                    (marks["revisions"],)))
+    _copy(cur, "derivations", ("user_id", "memory_id", "position", "source_rev"),
+          s.execute("SELECT m.user_id, d.memory_id, d.position, d.source_rev FROM derivations AS d"
+                    " JOIN memories AS m ON m.memory_id = d.memory_id WHERE d.rowid > ? ORDER BY d.rowid",
+                    (marks["derivations"],)))
+    # One at a time: each tombstone's trigger destroys its memory's content on the hub.
+    for table in ("erasures", "extra_tombstones"):
+        rows = s.execute(f"SELECT {_TOMB} FROM {table} WHERE rowid > ? ORDER BY rowid", (marks[table],))
+        cur.executemany(f"INSERT INTO {table} ({_TOMB}) VALUES ({', '.join(['%s'] * 7)})".encode(),
+                        list(rows))
+    return file_id
+
+
+def _lock_users(cur: psycopg.Cursor[tuple[Any, ...]], users: set[str]) -> None:
+    """Serialise the ingests of each user (transaction-scoped advisory locks, taken in one order)."""
+    if users:
+        cur.execute("SELECT pg_advisory_xact_lock(h) FROM (SELECT DISTINCT hashtextextended(u, 0) AS h"
+                    " FROM unnest(%s::text[]) AS u ORDER BY 1) AS t", (sorted(users),))
+
+
+def ingest(conn: psycopg.Connection[tuple[Any, ...]], path: str | os.PathLike[str], *, clock: Clock,
+           hub: str | None = None) -> Ingested:
+    """Apply one device export file to the hub, in one transaction (see the module docstring).
+
+    Raises:
+        SyncFileError (and its subclasses, exactly as ``Store.import_`` raises them): the file
+            is refused; nothing was written.
+        HubError: the hub cannot be reached or refused a statement; nothing was written.
+    """
+    source = Path(path)
+    hub = hub or db.hub_id(conn)
+    header, _checksum, _rows = verify(source)  # a damaged file is refused before the hub is touched
+    want = _scan(source)
+    with db.errors(f"cannot ingest {str(source)!r}"), conn.transaction(), conn.cursor() as cur:
+        _lock_users(cur, want.users)
+        arrived = to_micros(clock())  # read once the file's users are ours: arrivals stay in order
+        ledger = _staging(hub, lambda: from_micros(arrived))
+        try:
+            marks = _seed(cur, ledger, want)
+            summary = import_(ledger, source)
+            file_id = _write(cur, ledger, marks, summary, header, arrived) if summary.changed else None
+        finally:
+            ledger.connection.close()
+    return Ingested(summary, file_id, arrived)
+
+
+def export_files(root: Path) -> list[Path]:
+    """The export files under a directory, by name (``*.lmsync.gz`` and any other gzip'd file)."""
+    found = []
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and not p.name.endswith(".partial"):
+            try:
+                with open_regular(p) as f:
+                    if f.read(2) == b"\x1f\x8b":
+                        found.append(p)
+            except SyncFileError:
+                continue
+    return found
+
+
+def ingest_paths(conn: psycopg.Connection[tuple[Any, ...]], paths: Sequence[str | os.PathLike[str]], *,
+                 clock: Clock) -> list[Ingested | SyncFileError]:
+    """Ingest files and directories of files (each file on its own: a refused one is reported, and
+    the rest go on); returns each file's result or its refusal, in order."""
+    hub = db.hub_id(conn)
+    files: list[Path] = []
+    for p in map(Path, paths):
+        files.extend(export_files(p) if p.is_dir() else [p])
+    if not files:
+        raise HubError(f"no export files in {[str(p) for p in paths]!r}")
+    out: list[Ingested | SyncFileError] = []
+    for f in files:
+        try:
+            out.append(ingest(conn, f, clock=clock, hub=hub))
+        except SyncFileError as exc:
+            out.append(exc)
+    return out

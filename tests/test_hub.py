@@ -226,14 +226,21 @@ def test_the_command_line_inits_ingests_a_folder_and_reads(
     fee = phone.add("fee for fill 42", user_id="sam", value=7, resolve=False)
     folder = tmp_path / "files"
     folder.mkdir()
-    phone.export(folder / "phone.1.lmsync.gz")
+    first = phone.export(folder / "phone.1.lmsync.gz")
+    phone.correct(fee.memory_id, value=8)
+    phone.export(folder / "phone.2.lmsync.gz", since=first.watermark)
+    tablet = _phone(clock)
+    tablet.add("tablet's note on tempo", user_id="ann", resolve=False)
+    tablet.export(folder / "tablet.1.lmsync.gz")
     (folder / "notes.txt").write_text("not an export")
     assert main(["hub", "init", "--dsn", hub_dsn]) == 0
-    assert main(["hub", "ingest", str(folder), "--dsn", hub_dsn, "--now", "2026-03-02T09:00:00Z"]) == 0
+    assert main(["hub", "ingest", str(folder), "--dsn", hub_dsn, "--now", "2026-03-02T09:00:00Z",
+                 "--jobs", "2"]) == 0
+    assert capsys.readouterr().out.count("ingested from device") == 3
     assert main(["hub", "read", "--user", "sam", "--dsn", hub_dsn, "--json"]) == 0
     out = capsys.readouterr().out
     data = json.loads(out[out.index("["):])
-    assert [(m["memory_id"], m["value"]) for m in data] == [(fee.memory_id, 7)]
+    assert [(m["memory_id"], m["value"]) for m in data] == [(fee.memory_id, 8)]
     assert main(["hub", "read", "--user", "sam", "--dsn", hub_dsn, "--known-at", "2026-03-02T08:30:00Z"]) == 0
     assert capsys.readouterr().out == "(no memories)\n"
     assert main(["hub", "search", "fees", "--user", "sam", "--dsn", hub_dsn]) == 0

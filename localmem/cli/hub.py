@@ -40,7 +40,10 @@ def _run(args: argparse.Namespace) -> int:
         from ..hub import db
     except ImportError as exc:
         raise HubError("the hub needs psycopg 3: pip install 'localmem[hub]'") from exc
-    conn = db.connect(_dsn(args))
+    dsn = _dsn(args)
+    if args.hub_func is _ingest:  # its own connections, one per job
+        return int(_ingest(dsn, args, _clock(args)))
+    conn = db.connect(dsn)
     try:
         return int(args.hub_func(conn, args, _clock(args)) or 0)
     finally:
@@ -54,10 +57,10 @@ def _init(conn: Any, args: argparse.Namespace, clock: Clock) -> None:
     print_json({"hub_id": hub}) if args.json else print(f"hub {hub} created")
 
 
-def _ingest(conn: Any, args: argparse.Namespace, clock: Clock) -> int:
+def _ingest(dsn: str, args: argparse.Namespace, clock: Clock) -> int:
     from ..hub import ingest
 
-    results = ingest.ingest_paths(conn, args.paths, clock=clock)
+    results = ingest.ingest_paths(dsn, args.paths, clock=clock, jobs=args.jobs)
     refused = [r for r in results if isinstance(r, SyncFileError)]
     if args.json:
         print_json([{"refused": type(r).__name__, "error": str(r)} if isinstance(r, SyncFileError)
@@ -157,6 +160,8 @@ def add_commands(command: Command) -> None:
     p = cmd("ingest", "apply device export files (or folders of them), each checked as a device checks it",
             _ingest)
     p.add_argument("paths", nargs="+", metavar="FILE|DIR")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="ingest with N connections at once (each device's files stay in order)")
     p = cmd("read", "a user's memories as the hub knew them", _read, times)
     p.add_argument("--user", required=True)
     p.add_argument("--kind")

@@ -36,7 +36,6 @@ CREATE TABLE memories (
     PRIMARY KEY (user_id, memory_id)
 );
 
-CREATE INDEX memories_user_key ON memories (user_id, key) WHERE key IS NOT NULL;
 -- Ids are global (ULIDs): an ingest looks each one up without trusting the user a file names,
 -- so that a row claiming another user's id is refused as the device refuses it. Under Citus
 -- these lookups go to every shard (see the README's "The hub").

@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -146,27 +147,45 @@ def _scan(path: Path) -> _Wanted:
     return want
 
 
-# What the staging store is seeded with, read from the hub (every id a global ULID).
+# What the staging store is seeded with, read from the hub (every id a global ULID). Each is a
+# join of the ids with an index (the ingest's transaction turns sequential scans off: the
+# planner's statistics lag behind bulk loads, and an ANY over a scan compares every row).
 _DERIVED_CLOSURE = """WITH RECURSIVE d (memory_id) AS (
-    SELECT dv.memory_id FROM derivations AS dv JOIN revisions AS r ON r.rev_id = dv.source_rev
-    WHERE r.memory_id = ANY(%(erased)s)
+    SELECT dv.memory_id FROM unnest(%(erased)s::text[]) AS i (id)
+    JOIN revisions AS r ON r.memory_id = i.id JOIN derivations AS dv ON dv.source_rev = r.rev_id
     UNION
-    SELECT dv.memory_id FROM derivations AS dv JOIN revisions AS r ON r.rev_id = dv.source_rev
-    JOIN d ON r.memory_id = d.memory_id)
+    SELECT dv.memory_id FROM d JOIN revisions AS r ON r.memory_id = d.memory_id
+    JOIN derivations AS dv ON dv.source_rev = r.rev_id)
 SELECT memory_id FROM d"""
-_SEED_DERIVATIONS = "SELECT memory_id, position, source_rev FROM derivations WHERE memory_id = ANY(%s)"
-_SEED_REVISIONS = f"""SELECT {_REV}, c.rev_id IS NOT NULL, {_CONTENT} FROM revisions AS r
-LEFT JOIN content AS c ON c.user_id = r.user_id AND c.rev_id = r.rev_id
-WHERE r.rev_id = ANY(%(ids)s) OR r.memory_id = ANY(%(whole)s)
-ORDER BY r.seq"""
-_SEED_MEMORIES = f"SELECT {', '.join(MEMORY_FIELDS)} FROM memories WHERE memory_id = ANY(%s)"
-_SEED_ERASURES = (f"SELECT {_TOMB} FROM erasures WHERE memory_id = ANY(%(memories)s)"
-                  " OR tomb_id = ANY(%(tombs)s) ORDER BY seq")
-_SEED_EXTRA = f"SELECT {_TOMB} FROM extra_tombstones WHERE tomb_id = ANY(%s)"
+_IDS = "unnest(%s::text[]) AS i (id)"
+_SEED_DERIVATIONS = (f"SELECT d.memory_id, d.position, d.source_rev FROM {_IDS}"
+                     " JOIN derivations AS d ON d.memory_id = i.id")
+_REVISION_SEED = f"""SELECT r.seq, {_REV}, c.rev_id IS NOT NULL, {_CONTENT} FROM {_IDS}
+JOIN revisions AS r ON r.{{column}} = i.id
+LEFT JOIN content AS c ON c.user_id = r.user_id AND c.rev_id = r.rev_id"""
+_SEED_REVISIONS = _REVISION_SEED.format(column="rev_id")
+_SEED_WHOLE = _REVISION_SEED.format(column="memory_id")
+_SEED_MEMORIES = (f"SELECT {', '.join('m.' + c for c in MEMORY_FIELDS)} FROM {_IDS}"
+                  " JOIN memories AS m ON m.memory_id = i.id")
+_ERASURE_SEED = (f"SELECT e.seq, {', '.join('e.' + c for c in TOMBSTONE_FIELDS)} FROM {_IDS}"
+                 " JOIN erasures AS e ON e.{column} = i.id")
+_SEED_ERASURES = _ERASURE_SEED.format(column="memory_id")
+_SEED_TOMBS = _ERASURE_SEED.format(column="tomb_id")
+_SEED_EXTRA = (f"SELECT {', '.join('x.' + c for c in TOMBSTONE_FIELDS)} FROM {_IDS}"
+               " JOIN extra_tombstones AS x ON x.tomb_id = i.id")
+
+
+def _by_seq(*found: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """Rows that start with their hub seq, once each, in hub order, without the seq."""
+    rows = {row[0]: row[1:] for part in found for row in part}
+    return [rows[k] for k in sorted(rows)]
 
 
 def _q(columns: Sequence[str]) -> str:
     return ", ".join("?" * len(columns))
+
+
+_local = threading.local()  # each thread's staging connection: (hub id, connection, empty image)
 
 
 def _staging(hub: str, clock: Clock) -> Ledger:
@@ -174,7 +193,13 @@ def _staging(hub: str, clock: Clock) -> Ledger:
 
     The device's schema, triggers and checks, without what only a device's own reads need
     (the full-text index and its triggers, the read indexes): nothing the import checks.
+    Made once per thread (connect() configures the connection as every device's is); each
+    file then starts from that empty image again (``deserialize``), which costs microseconds.
     """
+    cached = getattr(_local, "staging", None)
+    if cached is not None and cached[0] == hub:
+        cached[1].deserialize("main", cached[2])
+        return Ledger(cached[1], clock, None)
     conn = connect_device(":memory:")
     conn.execute("DROP TRIGGER store_meta_no_update")
     conn.execute("UPDATE store_meta SET value = ? WHERE name = 'device_id'", (hub,))
@@ -182,6 +207,7 @@ def _staging(hub: str, clock: Clock) -> Ledger:
         conn.execute(f"DROP TRIGGER {trigger}")
     for index in ("revisions_user", "revisions_arrived", "revisions_valid", "memories_user_key"):
         conn.execute(f"DROP INDEX {index}")
+    _local.staging = (hub, conn, conn.serialize("main"))
     return Ledger(conn, clock, None)
 
 
@@ -190,13 +216,17 @@ def _seed(cur: psycopg.Cursor[tuple[Any, ...]], ledger: Ledger, want: _Wanted) -
 
     Returns the staging tables' highest rowids after seeding: the rows above them are the import's.
     """
-    closure = [str(r[0]) for r in cur.execute(_DERIVED_CLOSURE, {"erased": list(want.erased)})]
+    cur.execute("SET LOCAL enable_seqscan = off")
+    closure = [str(r[0]) for r in cur.execute(_DERIVED_CLOSURE, {"erased": list(want.erased)})] \
+        if want.erased else []
     derivations = cur.execute(_SEED_DERIVATIONS, (list(want.derived | set(closure)),)).fetchall()
     rev_ids = want.revisions | {str(d[2]) for d in derivations}
-    revisions = cur.execute(_SEED_REVISIONS, {"ids": list(rev_ids), "whole": closure}).fetchall()
+    revisions = _by_seq(cur.execute(_SEED_REVISIONS, (list(rev_ids),)).fetchall(),
+                        cur.execute(_SEED_WHOLE, (closure,)).fetchall() if closure else [])
     memories = want.memories | set(closure) | {str(r[1]) for r in revisions}
     memory_rows = cur.execute(_SEED_MEMORIES, (list(memories),)).fetchall()
-    erasures = cur.execute(_SEED_ERASURES, {"memories": list(memories), "tombs": list(want.tombs)}).fetchall()
+    erasures = _by_seq(cur.execute(_SEED_ERASURES, (list(memories),)).fetchall(),
+                       cur.execute(_SEED_TOMBS, (list(want.tombs),)).fetchall())
     extra = cur.execute(_SEED_EXTRA, (list(want.tombs),)).fetchall()
     conn = ledger.connection
     conn.pragma("foreign_keys", False)  # the seed is a consistent subset: its parents may stay on the hub
@@ -257,11 +287,12 @@ def _write(cur: psycopg.Cursor[tuple[Any, ...]], ledger: Ledger, marks: dict[str
           s.execute("SELECT m.user_id, d.memory_id, d.position, d.source_rev FROM derivations AS d"
                     " JOIN memories AS m ON m.memory_id = d.memory_id WHERE d.rowid > ? ORDER BY d.rowid",
                     (marks["derivations"],)))
-    # One at a time: each tombstone's trigger destroys its memory's content on the hub.
+    # Row by row: each tombstone's trigger destroys its memory's content on the hub.
     for table in ("erasures", "extra_tombstones"):
         rows = s.execute(f"SELECT {_TOMB} FROM {table} WHERE rowid > ? ORDER BY rowid", (marks[table],))
-        cur.executemany(f"INSERT INTO {table} ({_TOMB}) VALUES ({', '.join(['%s'] * 7)})".encode(),
-                        list(rows))
+        tombs = list(rows)
+        if tombs:
+            cur.executemany(f"INSERT INTO {table} ({_TOMB}) VALUES ({', '.join(['%s'] * 7)})".encode(), tombs)
     return file_id
 
 
@@ -289,12 +320,9 @@ def ingest(conn: psycopg.Connection[tuple[Any, ...]], path: str | os.PathLike[st
         _lock_users(cur, want.users)
         arrived = to_micros(clock())  # read once the file's users are ours: arrivals stay in order
         ledger = _staging(hub, lambda: from_micros(arrived))
-        try:
-            marks = _seed(cur, ledger, want)
-            summary = import_(ledger, source)
-            file_id = _write(cur, ledger, marks, summary, header, arrived) if summary.changed else None
-        finally:
-            ledger.connection.close()
+        marks = _seed(cur, ledger, want)
+        summary = import_(ledger, source)
+        file_id = _write(cur, ledger, marks, summary, header, arrived) if summary.changed else None
     return Ingested(summary, file_id, arrived)
 
 

@@ -11,6 +11,7 @@ command line prints them as a device's (:mod:`localmem.present`). The SQL is
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -29,10 +30,16 @@ Conn = psycopg.Connection[tuple[Any, ...]]
 
 def axes(conn: Conn, user_id: str | None, clock: Clock, as_of: TimeInput | None = None,
          known_at: TimeInput | None = None, valid_at: TimeInput | None = None) -> tuple[int, int]:
-    """A read's (known, valid) in microseconds, by the device's rule (see the module docstring)."""
+    """A read's (known, valid) in microseconds, by the device's rule (see the module docstring).
+
+    The user's zone is looked up only when a time is not a datetime (a date or a string, which
+    may need it): an aware datetime is one instant in any zone, and the read stays one query.
+    """
     tz = "UTC"
-    if user_id is not None:
-        row = conn.execute(hub_sql.USER_ZONE, (user_id,)).fetchone()
+    given = (as_of, known_at, valid_at)
+    if user_id is not None and any(t is not None and type(t) is not datetime for t in given):
+        with db.errors("the hub refused a read"):
+            row = conn.execute(hub_sql.USER_ZONE, (user_id,)).fetchone()
         tz = str(row[0]) if row is not None else "UTC"
     z = zone(tz)
     base = None if as_of is None else instant_micros(as_of, name="as_of", tz=z)

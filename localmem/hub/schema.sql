@@ -82,6 +82,7 @@ CREATE INDEX revisions_asof ON revisions
     (user_id, memory_id, hlc DESC, origin DESC, rev_id DESC) INCLUDE (arrived_at, seq);
 CREATE INDEX revisions_seq ON revisions (seq);
 CREATE INDEX revisions_id ON revisions (rev_id);
+CREATE INDEX revisions_memory ON revisions (memory_id);
 CREATE INDEX revisions_user_arrived ON revisions (user_id, arrived_at);
 
 CREATE TABLE content (
@@ -117,6 +118,7 @@ CREATE TABLE erasures (
 );
 
 CREATE INDEX erasures_tomb ON erasures (tomb_id);
+CREATE INDEX erasures_memory ON erasures (memory_id);
 
 CREATE TABLE extra_tombstones (
     user_id     text COLLATE "C" NOT NULL,
@@ -141,7 +143,8 @@ CREATE TABLE derivations (
     FOREIGN KEY (user_id, memory_id) REFERENCES memories (user_id, memory_id)
 );
 
-CREATE INDEX derivations_source ON derivations (user_id, source_rev);
+CREATE INDEX derivations_source ON derivations (source_rev);
+CREATE INDEX derivations_memory ON derivations (memory_id);
 
 -- One row per ingested file that added rows: which file, from which device, when it reached
 -- the hub (the injected clock's reading), what it added. Small: a reference table under Citus.

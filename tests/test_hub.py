@@ -236,7 +236,7 @@ def test_the_command_line_inits_ingests_a_folder_and_reads(
     assert main(["hub", "init", "--dsn", hub_dsn]) == 0
     assert main(["hub", "ingest", str(folder), "--dsn", hub_dsn, "--now", "2026-03-02T09:00:00Z",
                  "--jobs", "2"]) == 0
-    assert capsys.readouterr().out.count("ingested from device") == 3
+    assert capsys.readouterr().out.count("derivations added") == 3
     assert main(["hub", "read", "--user", "sam", "--dsn", hub_dsn, "--json"]) == 0
     out = capsys.readouterr().out
     data = json.loads(out[out.index("["):])

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 from typing import Any
 
 from ..errors import HubError, InvalidInputError, SyncFileError
-from ..time.clock import Clock, system_clock
+from ..time.clock import Clock, from_micros, system_clock
 from .common import Command, clock_arg, print_json, print_revision, print_revisions
 from .memories import print_history, print_snapshot
 from .replay import print_knew
@@ -54,7 +55,7 @@ def _init(conn: Any, args: argparse.Namespace, clock: Clock) -> None:
     from ..hub import db
 
     hub = db.init(conn)
-    print_json({"hub_id": hub}) if args.json else print(f"hub {hub} created")
+    print_json({"hub_id": hub}) if args.json else print("created the hub")
 
 
 def _ingest(dsn: str, args: argparse.Namespace, clock: Clock) -> int:
@@ -67,8 +68,19 @@ def _ingest(dsn: str, args: argparse.Namespace, clock: Clock) -> int:
                     else {**import_json(r.summary), "file_id": r.file_id} for r in results])
     else:
         for r in results:
-            print(f"refused: {r}" if isinstance(r, SyncFileError) else r.describe())
+            print(f"refused: {r}" if isinstance(r, SyncFileError) else _ingested(r))
     return 1 if refused else 0
+
+
+def _ingested(r: Any) -> str:
+    """One line per ingested file: its name, what it added (or that nothing was new), its arrival."""
+    s = r.summary
+    name = Path(s.path).name
+    if not s.changed:
+        return f"{name}: nothing new ({s.skipped} rows already on the hub)"
+    return (f"{name}: {s.memories} memories, {s.revisions} revisions, {s.tombstones} tombstones, "
+            f"{s.derivations} derivations added, {s.skipped} rows already here; arrived "
+            f"{from_micros(r.arrived_at).isoformat()}")
 
 
 def _read(conn: Any, args: argparse.Namespace, clock: Clock) -> None:
@@ -129,9 +141,8 @@ def _export(conn: Any, args: argparse.Namespace, clock: Clock) -> None:
     if args.json:
         print_json(export_json(out))
     else:
-        print(f"exported {out.revisions} revisions, {out.memories} memories, {out.tombstones} tombstones "
-              f"from hub {out.origin} to {out.path} (watermark {out.watermark}: pass --since "
-              f"{out.watermark} next time)")
+        print(f"wrote {out.path}: {out.memories} memories, {out.revisions} revisions, {out.tombstones} "
+              f"tombstones (watermark {out.watermark}: pass --since {out.watermark} next time)")
 
 
 def add_commands(command: Command) -> None:

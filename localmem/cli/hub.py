@@ -145,6 +145,10 @@ def _export(conn: Any, args: argparse.Namespace, clock: Clock) -> None:
               f"tombstones (watermark {out.watermark}: pass --since {out.watermark} next time)")
 
 
+USER = "whose memories (a user id)"
+KNOWN = "what the hub held at this time (rows arrived by then; default: now)"
+
+
 def add_commands(command: Command) -> None:
     """Add ``localmem hub`` and its subcommands through the parser's ``command`` helper."""
     hub = command("hub", "the hub: many devices' export files in PostgreSQL, read as of any time",
@@ -170,31 +174,31 @@ def add_commands(command: Command) -> None:
     cmd("init", "create the hub's tables in the DSN's schema", _init)
     p = cmd("ingest", "apply device export files (or folders of them), each checked as a device checks it",
             _ingest)
-    p.add_argument("paths", nargs="+", metavar="FILE|DIR")
+    p.add_argument("paths", nargs="+", metavar="FILE|DIR", help="export files, or folders of them")
     p.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="ingest with N connections at once (each device's files stay in order)")
     p = cmd("read", "a user's memories as the hub knew them", _read, times)
-    p.add_argument("--user", required=True)
-    p.add_argument("--kind")
-    p.add_argument("--key")
+    p.add_argument("--user", required=True, help=USER)
+    p.add_argument("--kind", help="only memories of this kind")
+    p.add_argument("--key", help="only memories with this key")
     p.add_argument("--all", action="store_true", help="include ended, expired and retracted memories")
     p = cmd("get", "one memory as the hub knew it", _get, times)
-    p.add_argument("id", metavar="MEMORY_ID")
-    p.add_argument("--user", required=True)
+    p.add_argument("id", metavar="MEMORY_ID", help="the memory's id")
+    p.add_argument("--user", required=True, help=USER)
     p = cmd("search", "a user's memories matching words (PostgreSQL full-text search)", _search, times)
-    p.add_argument("query")
-    p.add_argument("--user", required=True)
-    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("query", help="words to find (any of them; PostgreSQL full-text search)")
+    p.add_argument("--user", required=True, help=USER)
+    p.add_argument("--limit", type=int, default=10, help="the most memories to show (default 10)")
     p = cmd("snapshot", "everything the hub held about a user at a time", _snapshot)
-    p.add_argument("--user", required=True)
-    p.add_argument("--known-at", metavar="T")
+    p.add_argument("--user", required=True, help=USER)
+    p.add_argument("--known-at", metavar="T", help=KNOWN)
     p = cmd("history", "every change to one memory the hub holds", _history)
-    p.add_argument("id", metavar="MEMORY_ID")
-    p.add_argument("--known-at", metavar="T")
+    p.add_argument("id", metavar="MEMORY_ID", help="the memory's id")
+    p.add_argument("--known-at", metavar="T", help=KNOWN)
     p = cmd("knew", "what the hub knew about a user at a time", _knew)
-    p.add_argument("--user", required=True)
-    p.add_argument("--at", required=True, metavar="T")
+    p.add_argument("--user", required=True, help=USER)
+    p.add_argument("--at", required=True, metavar="T", help="the time (a date is the start of that day)")
     p = cmd("export", "a device-readable export of what the hub holds (the relay)", _export)
     p.add_argument("--since", type=int, default=0, metavar="W", help="the previous export's watermark")
     p.add_argument("--user", help="only this user's rows")
-    p.add_argument("--out", required=True, metavar="FILE")
+    p.add_argument("--out", required=True, metavar="FILE", help="the sync file to write")

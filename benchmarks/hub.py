@@ -25,7 +25,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -144,20 +144,22 @@ def main() -> None:
         dsn = args.dsn if cluster is None else pg.fresh_dsn(cluster)
         with db.connect(dsn) as conn:
             db.init(conn)
-        clock = FrozenClock(arrivals[0][0])
+        by_device: dict[str, list[tuple[datetime, Path]]] = {}
+        for at, p in arrivals:
+            by_device.setdefault(p.name.split(".")[0], []).append((at, p))
 
-        def at_file() -> datetime:
-            return clock()
+        def ingest_device(files: list[tuple[datetime, Path]]) -> None:
+            """One device's files in order, each arriving at its own time (the injected clock)."""
+            with db.connect(dsn) as conn:
+                for at, p in files:
+                    ingest.ingest(conn, p, clock=lambda at=at: at)
 
         t0 = time.perf_counter()
         if args.jobs == 1:
-            with db.connect(dsn) as conn:
-                for at, p in arrivals:
-                    clock.set(at)
-                    ingest.ingest(conn, p, clock=at_file)
-        else:  # arrival times per file are then the last set: files go by device, in parallel
-            clock.set(arrivals[-1][0])
-            ingest.ingest_paths(dsn, [p for _, p in arrivals], clock=at_file, jobs=args.jobs)
+            ingest_device(arrivals)
+        else:  # several ingesters at once, each with its devices' files in order
+            with ThreadPoolExecutor(max_workers=args.jobs) as threads:
+                list(threads.map(ingest_device, by_device.values()))
         took = time.perf_counter() - t0
         print(f"hub ingest: {total} revisions from {len(arrivals)} files in {took:.1f} s = "
               f"{total / took:,.0f} rev/s (jobs {args.jobs}); peak RSS {_rss_mb():.0f} MB here, "
@@ -174,6 +176,12 @@ def main() -> None:
             print(f"device import of the same files: {total / (time.perf_counter() - t0):,.0f} rev/s")
         with db.connect(dsn) as conn:
             conn.execute("VACUUM ANALYZE")
+            found = conn.execute(
+                "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class AS c JOIN pg_namespace AS n"
+                " ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r'"
+            ).fetchone()
+            size = int(found[0]) if found and found[0] is not None else 0
+            print(f"hub tables with their indexes: {size / 1e6:.0f} MB = {size / total:.0f} bytes/revision")
         with db.connect(dsn) as conn, localmem.open(receiver_path, create=False) as device:
             rng = random.Random(7)
             users = [f"u{u:04d}" for u in range(USERS)]

@@ -152,7 +152,7 @@ def main() -> None:
             """One device's files in order, each arriving at its own time (the injected clock)."""
             with db.connect(dsn) as conn:
                 for at, p in files:
-                    ingest.ingest(conn, p, clock=lambda at=at: at)
+                    ingest.ingest(conn, p, clock=FrozenClock(at))
 
         t0 = time.perf_counter()
         if args.jobs == 1:
@@ -180,7 +180,7 @@ def main() -> None:
                 "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class AS c JOIN pg_namespace AS n"
                 " ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r'"
             ).fetchone()
-            size = int(found[0]) if found and found[0] is not None else 0
+            size = int(str(found[0])) if found and found[0] is not None else 0
             print(f"hub tables with their indexes: {size / 1e6:.0f} MB = {size / total:.0f} bytes/revision")
         with db.connect(dsn) as conn, localmem.open(receiver_path, create=False) as device:
             rng = random.Random(7)

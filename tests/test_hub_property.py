@@ -7,7 +7,8 @@ attempt made on both. Each attempt must end alike on both: the same rows added, 
 error (an incremental file before the file it follows is refused whole by both). Then, for
 random (user, known_at, valid_at), the hub and the receiver return the same memories with
 the same revisions and values: current reads, reads of everything, snapshots, histories and
-single gets, erasures included.
+single gets, erasures included; and a device importing the hub's own export (the relay)
+ends with exactly the receiver's rows.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import localmem
-from localmem.hub import db, ingest, reads
+from localmem.hub import db, ingest, reads, relay
 from localmem.testing import FrozenClock
 
 USERS = ("sam", "ann")
@@ -145,6 +146,11 @@ def test_the_hub_and_a_device_that_imported_the_same_files_answer_alike(
                     want_one = receiver.get(rev.memory_id, known_at=known, valid_at=valid)
                     assert (None if got_one is None else _key(got_one)) == \
                         (None if want_one is None else _key(want_one))
+            # The relay: a device that imports the hub's export holds the receiver's rows, exactly.
+            relayed = localmem.open(":memory:", clock=arrivals)
+            relayed.import_(relay.export(hub, Path(tmp) / "relay.gz", clock=arrivals).path)
+            assert relayed.digest() == receiver.digest()
+            relayed.close()
             # Erased words are gone from the hub's tables, as from the receiver's.
             erased = {r[0] for r in receiver.connection.execute("SELECT memory_id FROM erasures")}
             assert {r[0] for r in hub.execute("SELECT memory_id FROM erasures")} == erased

@@ -252,3 +252,9 @@ def test_the_command_line_needs_a_dsn(
     monkeypatch.delenv("LOCALMEM_HUB_DSN", raising=False)
     assert main(["hub", "read", "--user", "sam"]) != 0
     assert "--dsn" in capsys.readouterr().err
+
+
+def test_a_read_of_a_schema_without_a_hub_says_how_to_make_one(
+        hub_dsn: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["hub", "read", "--user", "sam", "--dsn", hub_dsn]) != 0
+    assert "localmem hub init" in capsys.readouterr().err

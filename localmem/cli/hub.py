@@ -46,6 +46,8 @@ def _run(args: argparse.Namespace) -> int:
         return int(_ingest(dsn, args, _clock(args)))
     conn = db.connect(dsn)
     try:
+        if args.hub_func is not _init:
+            db.hub_id(conn)  # a schema without a hub says so, before any read
         return int(args.hub_func(conn, args, _clock(args)) or 0)
     finally:
         conn.close()

@@ -142,7 +142,11 @@ class SyncClockError(SyncFileError):
     """A sync export file's row carries a time too far ahead of this store's clock; the file is refused."""
 
 
-__all__ += ["SyncRuleError", "SyncClockError"]
+class HubError(LocalmemError):
+    """The hub's PostgreSQL database cannot be reached, is not a hub, or refused a statement."""
+
+
+__all__ += ["SyncRuleError", "SyncClockError", "HubError"]
 
 
 class _Shown(reprlib.Repr):

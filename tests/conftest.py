@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+import pg
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -64,3 +65,24 @@ def _no_default_db(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     monkeypatch.setenv("XDG_DATA_HOME", str(home))
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("LOCALMEM_DB", raising=False)
+
+
+@pytest.fixture(scope="session")
+def pg_cluster(worker_id: str) -> Iterator[pg.Cluster]:
+    """A real PostgreSQL 15 cluster for this pytest process (one per xdist worker), stopped at the end.
+
+    Never skipped: missing binaries or a cluster that cannot start fail the test (tests/pg.py).
+    """
+    number = 0 if worker_id == "master" else int(worker_id.removeprefix("gw"))
+    try:
+        cluster = pg.start(port=54320 + number)
+    except pg.ClusterError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def hub_dsn(pg_cluster: pg.Cluster) -> str:
+    """A DSN on the test cluster whose search_path is a fresh schema: an empty hub of this test's own."""
+    return pg.fresh_dsn(pg_cluster)

@@ -81,6 +81,7 @@ def test_wheel_contains_schema_tui_and_console_script(wheel: Path) -> None:
         names = set(zf.namelist())
         assert "localmem/schema.sql" in names
         assert zf.read("localmem/schema.sql") == (REPO / "schema.sql").read_bytes()
+        assert "localmem/hub/schema.sql" in names  # the hub's PostgreSQL schema travels with its package
     assert {"localmem/__init__.py", "localmem/py.typed", "tui/__init__.py", "tui/localmem.tcss",
             "tui/screens/history.py"} <= names
     assert not any(n.startswith("tests/") for n in names)
@@ -131,16 +132,17 @@ assert callable(getattr(mod, {func!r}))
 
 
 #: The agent adapters: each needs its optional extra, so they are imported by name only and
-#: never by the library (localmem.compat.* and the MCP server; the `localmem mcp` command
-#: module itself imports the SDK only when it runs).
-ADAPTERS = ("localmem.mcp_server", "localmem.compat.")
+#: never by the library (localmem.compat.*, the MCP server and the hub, localmem.hub, on psycopg;
+#: the `localmem mcp` and `localmem hub` command modules import them only when they run).
+ADAPTERS = ("localmem.mcp_server", "localmem.compat.", "localmem.hub")
 #: What the core must never pull in: the TUI's toolkit and the adapters' frameworks.
-OPTIONAL = ("textual", "rich", "tui", "mcp", "langgraph", "langchain", "langchain_core", "langmem", "mem0")
+OPTIONAL = ("textual", "rich", "tui", "mcp", "langgraph", "langchain", "langchain_core", "langmem", "mem0",
+            "psycopg")
 
 
 def test_importing_localmem_does_not_import_the_tui_toolkit_or_the_adapters(tmp_path: Path) -> None:
     """Every core module of the library, the command line's included, loads neither textual nor rich,
-    nor mcp, langgraph or langchain (the adapter modules are left out of the walk)."""
+    nor mcp, langgraph, langchain or psycopg (the adapter modules are left out of the walk)."""
     code = f"""
 import importlib, json, pkgutil, sys
 import localmem
@@ -154,6 +156,7 @@ print(json.dumps([names, sorted(m for m in sys.modules if m.split(".")[0] in {OP
     names, loaded = json.loads(_python(code, cwd=tmp_path))
     assert {"localmem.store", "localmem.cli.app", "localmem.cli.mcp", "localmem.time.resolver"} <= set(names)
     assert {"localmem.mcp_server", "localmem.compat.mem0", "localmem.compat.langgraph"} <= set(names)
+    assert {"localmem.hub.ingest", "localmem.hub.reads", "localmem.cli.hub"} <= set(names)
     assert loaded == []
 
 
@@ -164,9 +167,10 @@ import json
 from localmem.compat.langgraph import LocalmemStore
 from localmem.compat.mem0 import Memory
 from localmem.mcp_server import build_server
-print(json.dumps([LocalmemStore.__name__, Memory.__name__, build_server.__name__]))
+from localmem.hub.ingest import ingest
+print(json.dumps([LocalmemStore.__name__, Memory.__name__, build_server.__name__, ingest.__name__]))
 """
-    assert json.loads(_python(code, cwd=tmp_path)) == ["LocalmemStore", "Memory", "build_server"]
+    assert json.loads(_python(code, cwd=tmp_path)) == ["LocalmemStore", "Memory", "build_server", "ingest"]
 
 
 WALL_CLOCK = re.compile(

@@ -86,6 +86,18 @@ def test_walkthrough_runs_as_printed(title: str, tmp_path: Path) -> None:
             assert pattern(with_ids_open(shown)).fullmatch(got), f"$ {code}\n--- shown\n{shown}--- got\n{got}"
 
 
+def test_the_hub_walkthrough_runs_as_printed(hub_dsn: str, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hub's walkthrough, against an empty hub on the suite's own PostgreSQL cluster."""
+    monkeypatch.setenv("LOCALMEM_HUB_DSN", hub_dsn)
+    section = sections(README.read_text(encoding="utf-8"))["The hub"]
+    results = run(section, tmp_path)
+    assert sum(shown is not None for _, shown, _ in results) >= 6
+    for code, shown, got in results:
+        if shown is not None:
+            assert pattern(with_ids_open(shown)).fullmatch(got), f"$ {code}\n--- shown\n{shown}--- got\n{got}"
+
+
 def test_the_pattern_reads_ids_and_ellipses() -> None:
     """A shown block matches output with other ids and with lines where it says `...`."""
     shown = "01KJPWF17085VQF65E16DRFSEY  fee = 4\n    ...\nend\n"

@@ -27,7 +27,7 @@ from .. import __version__
 from ..errors import LocalmemError
 from ..store import Store
 from ..store import open as open_store
-from . import database, mcp, memories, replay, sync
+from . import database, hub, mcp, memories, replay, sync
 from .common import EXIT_ERROR, check_db_path, clock_arg, db_path, report_error, warn
 
 __all__ = ["main", "build_parser"]
@@ -77,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_commands(command, common)
     database.add_commands(command)
     mcp.add_commands(command)  # localmem mcp (the SDK is imported only when it runs)
+    hub.add_commands(command)  # localmem hub ... (psycopg is imported only when one runs)
     return parser
 
 

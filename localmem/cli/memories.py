@@ -30,7 +30,7 @@ from .common import (
     revision_lines,
 )
 
-__all__ = ["add_new_commands", "add_commands"]
+__all__ = ["add_new_commands", "add_commands", "print_history", "print_snapshot"]
 
 
 # -- printing ------------------------------------------------------------------
@@ -44,7 +44,7 @@ def _change(label: str, old: Any, new: Any, first: bool) -> str | None:
     return f"    {label}: {old} → {new}"
 
 
-def _print_history(changes: Sequence[Change], as_json: bool) -> None:
+def print_history(changes: Sequence[Change], as_json: bool) -> None:
     if as_json:
         print(json.dumps([c.to_dict() for c in changes], ensure_ascii=False, indent=2))
         return
@@ -76,7 +76,7 @@ def _print_history(changes: Sequence[Change], as_json: bool) -> None:
                 print(f"    {label}: {v if isinstance(v, str) else json.dumps(v)}")
 
 
-def _print_snapshot(snap: Snapshot, as_json: bool) -> None:
+def print_snapshot(snap: Snapshot, as_json: bool) -> None:
     if as_json:
         print(json.dumps({
             "user_id": snap.user_id,
@@ -231,11 +231,11 @@ def cmd_search(store: Store, args: argparse.Namespace) -> None:
 
 
 def cmd_history(store: Store, args: argparse.Namespace) -> None:
-    _print_history(store.history(store.resolve_id(args.id), known_at=args.known_at), args.json)
+    print_history(store.history(store.resolve_id(args.id), known_at=args.known_at), args.json)
 
 
 def cmd_snapshot(store: Store, args: argparse.Namespace) -> None:
-    _print_snapshot(store.snapshot(args.user, known_at=args.known_at), args.json)
+    print_snapshot(store.snapshot(args.user, known_at=args.known_at), args.json)
 
 
 # -- the parser ----------------------------------------------------------------

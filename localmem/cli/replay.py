@@ -26,7 +26,7 @@ from ..replay.runs import Run, View
 from ..store import Store
 from .common import Command, filter_arg, json_arg, print_revision, print_revisions, revision_lines
 
-__all__ = ["add_commands", "evaluate"]
+__all__ = ["add_commands", "evaluate", "print_knew"]
 
 # -- printing ------------------------------------------------------------------------
 
@@ -112,7 +112,7 @@ def _print_comparison(c: Comparison, as_json: bool) -> None:
     print(f"  {c.header()}{'' if c.agree else ' · the perspectives disagree'}")
 
 
-def _print_knew(snapshot_memories: Sequence[Revision], user: str, at: str) -> None:
+def print_knew(snapshot_memories: Sequence[Revision], user: str, at: str) -> None:
     print(f"what the app knew about {user} at {at}: {len(snapshot_memories)} memories")
     kinds: dict[str, list[Revision]] = {}
     for rev in snapshot_memories:
@@ -355,7 +355,7 @@ def cmd_knew(store: Store, args: argparse.Namespace) -> None:
         print(json.dumps({"user_id": snap.user_id, "known_at": snap.known_at.isoformat(),
                           "memories": [r.to_dict() for r in snap.memories]}, ensure_ascii=False, indent=2))
         return
-    _print_knew(snap.memories, snap.user_id, snap.known_at.isoformat())
+    print_knew(snap.memories, snap.user_id, snap.known_at.isoformat())
 
 
 # -- the parser ----------------------------------------------------------------------

@@ -1,0 +1,380 @@
+"""Ingesting device export files into the hub, with exactly the device's validation.
+
+The rule: a file is applied to the hub if and only if a device holding the hub's rows
+would import it, and then it adds what that device would add. That is made true by
+construction, not by a second copy of the checks: each file is imported by the device's
+own code (:func:`localmem.sync.apply.import_`, which verifies the file with
+:func:`localmem.sync.files.verify` first) into a *staging* store, an in-memory device
+database seeded with every hub row the file's rows can be checked against (the memories,
+revisions, tombstones and provenance links its ids name, the revisions they follow, and
+what is derived from the memories it erases). The import raises the device's own error,
+with the device's message, or adds rows to the staging store; those rows, and only those,
+are then copied into PostgreSQL (COPY), in one PostgreSQL transaction per file.
+
+* Forged or damaged files change nothing: the error is raised before anything is written
+  to PostgreSQL, and the transaction is rolled back.
+* Idempotent: a row already on the hub is seeded into the staging store, where the device
+  import skips it; a repeated file adds nothing and records nothing.
+* Concurrent ingesters: each file's transaction takes ``pg_advisory_xact_lock`` on a hash of
+  each user its rows name (in a fixed order, so two ingesters never deadlock) before it
+  reads what it seeds, so two files of one user are checked and applied one after the
+  other, each seeing the other's rows.
+* Arrival: the staging store's clock is the hub's (injected: ``clock``), so each revision's
+  ``arrived_at`` is what a device importing the file then would give it: the later of the
+  file's arrival and its origin's recorded time (never before the file reached the hub).
+  The file's arrival is recorded in ``hub_files``.
+* An erasure a file brings erases, on the hub too, what was derived from the memory; those
+  tombstones are the hub's own (origin: the hub's id), as a device's would be its own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from ..core import sql as core_sql
+from ..core.db import connect as connect_device
+from ..core.ledger import Ledger
+from ..errors import HubError, InvalidInputError, SyncFileError
+from ..sync.apply import import_
+from ..sync.files import (
+    CONTENT_FIELDS,
+    MEMORY_FIELDS,
+    REVISION_FIELDS,
+    TOMBSTONE_FIELDS,
+    ImportSummary,
+    lines,
+    open_regular,
+    read_header,
+    verify,
+)
+from ..time.clock import Clock, from_micros, to_micros
+from . import db
+
+__all__ = ["Ingested", "ingest", "ingest_paths", "export_files"]
+
+#: The revision columns the hub stores from a staging row (the device's, minus its local chain).
+HUB_REVISION_COLUMNS = (*REVISION_FIELDS, "arrived_at")
+_TOMB = ", ".join(TOMBSTONE_FIELDS)
+_REV = ", ".join(f"r.{c}" for c in HUB_REVISION_COLUMNS)
+_CONTENT = ", ".join(f"c.{c}" for c in CONTENT_FIELDS)
+
+
+@dataclass(frozen=True, slots=True)
+class Ingested:
+    """What ``hub ingest`` did with one file: the device import's summary, and where it went.
+
+    ``file_id`` is the file's ``hub_files`` row (None when it added nothing).
+    """
+
+    summary: ImportSummary
+    file_id: int | None
+    arrived_at: int
+
+    def describe(self) -> str:
+        """One line for people."""
+        return self.summary.describe().replace("imported from", "ingested from")
+
+
+@dataclass
+class _Wanted:
+    """The ids a file's rows name: what the staging store must hold to check them."""
+
+    users: set[str] = field(default_factory=set)
+    memories: set[str] = field(default_factory=set)
+    revisions: set[str] = field(default_factory=set)
+    tombs: set[str] = field(default_factory=set)
+    erased: set[str] = field(default_factory=set)
+    derived: set[str] = field(default_factory=set)
+
+
+#: An id field as the device's export writes it (no escapes in an id): found without parsing the line.
+_ID_FIELD = re.compile(rb'"(user_id|memory_id|supersedes|superseded_by|rev_id|prev_rev|source_rev|tomb_id)"'
+                       rb':"([^"\\]*)"')
+_KIND = re.compile(rb'^\{"t":"(memory|revision|derivation|tombstone)",')
+
+
+def _scan_row(want: _Wanted, kind: object, fields: Iterable[tuple[str, object]]) -> None:
+    for name, value in fields:
+        if not isinstance(value, str):
+            continue
+        if name == "user_id":
+            want.users.add(value)
+        elif name in ("memory_id", "supersedes", "superseded_by"):
+            want.memories.add(value)
+            if name == "memory_id" and kind == "tombstone":
+                want.erased.add(value)
+            elif name == "memory_id" and kind == "derivation":
+                want.derived.add(value)
+        elif name in ("rev_id", "prev_rev", "source_rev"):
+            want.revisions.add(value)
+        elif name == "tomb_id":
+            want.tombs.add(value)
+
+
+def _scan(path: Path) -> _Wanted:
+    """The ids a verified file's rows name. Lenient: a malformed row is left to the import to refuse.
+
+    A line as the device writes it (its type first, no backslash in it) is read by a pattern;
+    any other line is parsed, so an id spelled with escapes is still found (seeding more
+    than needed is harmless; seeding less would let a check miss a row the hub holds).
+    """
+    want = _Wanted()
+    with lines(path) as found:
+        for n, line in enumerate(found, 1):
+            if n == 1 or line.startswith(b'{"end"'):
+                continue
+            kind = _KIND.match(line)
+            if kind is not None and b"\\" not in line:
+                _scan_row(want, kind.group(1).decode(),
+                          ((m.group(1).decode(), m.group(2).decode()) for m in _ID_FIELD.finditer(line)))
+                continue
+            try:
+                o = json.loads(line)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(o, dict):
+                _scan_row(want, o.get("t"), o.items())
+    return want
+
+
+# What the staging store is seeded with, read from the hub (every id a global ULID). Each is a
+# join of the ids with an index (the ingest's transaction turns sequential scans off: the
+# planner's statistics lag behind bulk loads, and an ANY over a scan compares every row).
+_DERIVED_CLOSURE = """WITH RECURSIVE d (memory_id) AS (
+    SELECT dv.memory_id FROM unnest(%(erased)s::text[]) AS i (id)
+    JOIN revisions AS r ON r.memory_id = i.id JOIN derivations AS dv ON dv.source_rev = r.rev_id
+    UNION
+    SELECT dv.memory_id FROM d JOIN revisions AS r ON r.memory_id = d.memory_id
+    JOIN derivations AS dv ON dv.source_rev = r.rev_id)
+SELECT memory_id FROM d"""
+_IDS = "unnest(%s::text[]) AS i (id)"
+_SEED_DERIVATIONS = (f"SELECT d.memory_id, d.position, d.source_rev FROM {_IDS}"
+                     " JOIN derivations AS d ON d.memory_id = i.id")
+_REVISION_SEED = f"""SELECT r.seq, {_REV}, c.rev_id IS NOT NULL, {_CONTENT} FROM {_IDS}
+JOIN revisions AS r ON r.{{column}} = i.id
+LEFT JOIN content AS c ON c.user_id = r.user_id AND c.rev_id = r.rev_id"""
+_SEED_REVISIONS = _REVISION_SEED.format(column="rev_id")
+_SEED_WHOLE = _REVISION_SEED.format(column="memory_id")
+_SEED_MEMORIES = (f"SELECT {', '.join('m.' + c for c in MEMORY_FIELDS)} FROM {_IDS}"
+                  " JOIN memories AS m ON m.memory_id = i.id")
+_ERASURE_SEED = (f"SELECT e.seq, {', '.join('e.' + c for c in TOMBSTONE_FIELDS)} FROM {_IDS}"
+                 " JOIN erasures AS e ON e.{column} = i.id")
+_SEED_ERASURES = _ERASURE_SEED.format(column="memory_id")
+_SEED_TOMBS = _ERASURE_SEED.format(column="tomb_id")
+_SEED_EXTRA = (f"SELECT {', '.join('x.' + c for c in TOMBSTONE_FIELDS)} FROM {_IDS}"
+               " JOIN extra_tombstones AS x ON x.tomb_id = i.id")
+
+
+def _by_seq(*found: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """Rows that start with their hub seq, once each, in hub order, without the seq."""
+    rows = {row[0]: row[1:] for part in found for row in part}
+    return [rows[k] for k in sorted(rows)]
+
+
+def _q(columns: Sequence[str]) -> str:
+    return ", ".join("?" * len(columns))
+
+
+_local = threading.local()  # each thread's staging connection: (hub id, connection, empty image)
+
+
+def _staging(hub: str, clock: Clock) -> Ledger:
+    """An empty in-memory device database that is the hub (its device id is the hub's id).
+
+    The device's schema, triggers and checks, without what only a device's own reads need
+    (the full-text index and its triggers, the read indexes): nothing the import checks.
+    Made once per thread (connect() configures the connection as every device's is); each
+    file then starts from that empty image again (``deserialize``), which costs microseconds.
+    """
+    cached = getattr(_local, "staging", None)
+    if cached is not None and cached[0] == hub:
+        cached[1].deserialize("main", cached[2])
+        return Ledger(cached[1], clock, None)
+    conn = connect_device(":memory:")
+    conn.execute("DROP TRIGGER store_meta_no_update")
+    conn.execute("UPDATE store_meta SET value = ? WHERE name = 'device_id'", (hub,))
+    for trigger in ("content_fts_insert", "content_fts_delete"):
+        conn.execute(f"DROP TRIGGER {trigger}")
+    for index in ("revisions_user", "revisions_arrived", "revisions_valid", "memories_user_key"):
+        conn.execute(f"DROP INDEX {index}")
+    _local.staging = (hub, conn, conn.serialize("main"))
+    return Ledger(conn, clock, None)
+
+
+def _seed(cur: psycopg.Cursor[tuple[Any, ...]], ledger: Ledger, want: _Wanted) -> dict[str, int]:
+    """Copy into the staging store every hub row the file's rows are checked against.
+
+    Returns the staging tables' highest rowids after seeding: the rows above them are the import's.
+    """
+    cur.execute("SET LOCAL enable_seqscan = off")
+    closure = [str(r[0]) for r in cur.execute(_DERIVED_CLOSURE, {"erased": list(want.erased)})] \
+        if want.erased else []
+    derivations = cur.execute(_SEED_DERIVATIONS, (list(want.derived | set(closure)),)).fetchall()
+    rev_ids = want.revisions | {str(d[2]) for d in derivations}
+    revisions = _by_seq(cur.execute(_SEED_REVISIONS, (list(rev_ids),)).fetchall(),
+                        cur.execute(_SEED_WHOLE, (closure,)).fetchall() if closure else [])
+    memories = want.memories | set(closure) | {str(r[1]) for r in revisions}
+    memory_rows = cur.execute(_SEED_MEMORIES, (list(memories),)).fetchall()
+    erasures = _by_seq(cur.execute(_SEED_ERASURES, (list(memories),)).fetchall(),
+                       cur.execute(_SEED_TOMBS, (list(want.tombs),)).fetchall())
+    extra = cur.execute(_SEED_EXTRA, (list(want.tombs),)).fetchall()
+    conn = ledger.connection
+    conn.pragma("foreign_keys", False)  # the seed is a consistent subset: its parents may stay on the hub
+    try:
+        with conn:
+            conn.executemany(core_sql.INSERT_MEMORY, memory_rows)
+            nr = len(HUB_REVISION_COLUMNS)
+            cols = (*HUB_REVISION_COLUMNS, "chain")
+            insert = f"INSERT INTO revisions ({', '.join(cols)}) VALUES ({_q(cols)})"
+            for row in revisions:
+                conn.execute(insert, (*row[:nr], None))
+                if row[nr]:
+                    conn.execute(core_sql.INSERT_CONTENT, (conn.last_insert_rowid(), row[1], *row[nr + 1:]))
+            conn.executemany("INSERT INTO derivations (memory_id, position, source_rev) VALUES (?, ?, ?)",
+                             derivations)
+            conn.executemany(core_sql.INSERT_ERASURE, erasures)
+            conn.executemany(f"INSERT INTO extra_tombstones ({_TOMB}) VALUES ({_q(TOMBSTONE_FIELDS)})", extra)
+    finally:
+        conn.pragma("foreign_keys", True)
+    marks = {}
+    for table in ("memories", "revisions", "derivations", "erasures", "extra_tombstones"):
+        marks[table] = int(conn.execute(f"SELECT coalesce(max(rowid), 0) FROM {table}").get)
+    return marks
+
+
+def _copy(cur: psycopg.Cursor[tuple[Any, ...]], table: str, columns: Sequence[str],
+          rows: Iterable[Sequence[Any]]) -> None:
+    with cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN".encode()) as copy:
+        for row in rows:
+            copy.write_row(row)
+
+
+def _write(cur: psycopg.Cursor[tuple[Any, ...]], ledger: Ledger, marks: dict[str, int],
+           summary: ImportSummary, header: dict[str, Any], arrived: int) -> int:
+    """Copy the rows the staging import added into the hub; returns the file's hub_files id."""
+    mark = header["watermark"]
+    row = cur.execute(
+        "INSERT INTO hub_files (file_sha256, origin, created_at, mark_from, mark_to, arrived_at, memories,"
+        " revisions, tombstones, derivations) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+        " RETURNING file_id",
+        (summary.sha256, summary.origin, header["created_at"], mark["from"], mark["to"], arrived,
+         summary.memories, summary.revisions, summary.tombstones, summary.derivations)).fetchone()
+    assert row is not None
+    file_id = int(row[0])
+    s = ledger.connection
+    m = ", ".join(MEMORY_FIELDS)
+    _copy(cur, "memories", MEMORY_FIELDS,
+          s.execute(f"SELECT {m} FROM memories WHERE rowid > ? ORDER BY rowid", (marks["memories"],)))
+    r = ", ".join(HUB_REVISION_COLUMNS)
+    _copy(cur, "revisions", (*HUB_REVISION_COLUMNS, "file_id"),
+          s.execute(f"SELECT {r}, ? FROM revisions WHERE seq > ? ORDER BY seq",
+                    (file_id, marks["revisions"])))
+    _copy(cur, "content", ("user_id", "rev_id", "memory_id", *CONTENT_FIELDS),
+          s.execute(f"SELECT r.user_id, r.rev_id, r.memory_id, {_CONTENT} FROM content AS c"
+                    " JOIN revisions AS r ON r.seq = c.rev_seq WHERE c.rev_seq > ? ORDER BY c.rev_seq",
+                    (marks["revisions"],)))
+    _copy(cur, "derivations", ("user_id", "memory_id", "position", "source_rev"),
+          s.execute("SELECT m.user_id, d.memory_id, d.position, d.source_rev FROM derivations AS d"
+                    " JOIN memories AS m ON m.memory_id = d.memory_id WHERE d.rowid > ? ORDER BY d.rowid",
+                    (marks["derivations"],)))
+    # Row by row: each tombstone's trigger destroys its memory's content on the hub.
+    for table in ("erasures", "extra_tombstones"):
+        rows = s.execute(f"SELECT {_TOMB} FROM {table} WHERE rowid > ? ORDER BY rowid", (marks[table],))
+        tombs = list(rows)
+        if tombs:
+            cur.executemany(f"INSERT INTO {table} ({_TOMB}) VALUES ({', '.join(['%s'] * 7)})".encode(), tombs)
+    return file_id
+
+
+def _lock_users(cur: psycopg.Cursor[tuple[Any, ...]], users: set[str]) -> None:
+    """Serialise the ingests of each user (transaction-scoped advisory locks, taken in one order)."""
+    if users:
+        cur.execute("SELECT pg_advisory_xact_lock(h) FROM (SELECT DISTINCT hashtextextended(u, 0) AS h"
+                    " FROM unnest(%s::text[]) AS u ORDER BY 1) AS t", (sorted(users),))
+
+
+def ingest(conn: psycopg.Connection[tuple[Any, ...]], path: str | os.PathLike[str], *, clock: Clock,
+           hub: str | None = None) -> Ingested:
+    """Apply one device export file to the hub, in one transaction (see the module docstring).
+
+    Raises:
+        SyncFileError (and its subclasses, exactly as ``Store.import_`` raises them): the file
+            is refused; nothing was written.
+        HubError: the hub cannot be reached or refused a statement; nothing was written.
+    """
+    source = Path(path)
+    hub = hub or db.hub_id(conn)
+    header, _checksum, _rows = verify(source)  # a damaged file is refused before the hub is touched
+    want = _scan(source)
+    with db.errors(f"cannot ingest {str(source)!r}"), conn.transaction(), conn.cursor() as cur:
+        _lock_users(cur, want.users)
+        arrived = to_micros(clock())  # read once the file's users are ours: arrivals stay in order
+        ledger = _staging(hub, lambda: from_micros(arrived))
+        marks = _seed(cur, ledger, want)
+        summary = import_(ledger, source)
+        file_id = _write(cur, ledger, marks, summary, header, arrived) if summary.changed else None
+    return Ingested(summary, file_id, arrived)
+
+
+def export_files(root: Path) -> list[Path]:
+    """The export files under a directory, by name (``*.lmsync.gz`` and any other gzip'd file)."""
+    found = []
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and not p.name.endswith(".partial"):
+            try:
+                with open_regular(p) as f:
+                    if f.read(2) == b"\x1f\x8b":
+                        found.append(p)
+            except SyncFileError:
+                continue
+    return found
+
+
+def ingest_paths(dsn: str, paths: Sequence[str | os.PathLike[str]], *, clock: Clock,
+                 jobs: int = 1) -> list[Ingested | SyncFileError]:
+    """Ingest files and directories of files, each file on its own (a refused one is reported and
+    the rest go on); returns each file's result or its refusal, in the order given.
+
+    With ``jobs`` > 1, that many connections ingest at once: the files of one origin device stay
+    in order on one connection (an incremental file after the one it follows); different devices'
+    files go in parallel (the advisory locks order any user they share).
+    """
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= 64:
+        raise InvalidInputError(f"jobs={jobs!r} is not acceptable: expected an integer from 1 to 64")
+    files: list[Path] = []
+    for p in map(Path, paths):
+        files.extend(export_files(p) if p.is_dir() else [p])
+    if not files:
+        raise HubError(f"no export files in {[str(p) for p in paths]!r}")
+    groups: dict[str, list[int]] = {}
+    for i, f in enumerate(files):
+        try:
+            origin = str(read_header(f)["origin"])
+        except SyncFileError:
+            origin = ""  # refused again, with the device's message, when its turn comes
+        groups.setdefault(origin if jobs > 1 else "", []).append(i)
+    out: list[Ingested | SyncFileError | None] = [None] * len(files)
+
+    def run(indexes: list[int]) -> None:
+        with db.connect(dsn) as conn:
+            hub = db.hub_id(conn)
+            for i in indexes:
+                try:
+                    out[i] = ingest(conn, files[i], clock=clock, hub=hub)
+                except SyncFileError as exc:
+                    out[i] = exc
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        for done in [pool.submit(run, g) for g in groups.values()]:
+            done.result()
+    return [r for r in out if r is not None]

@@ -1,0 +1,260 @@
+"""The hub on a real PostgreSQL: init, ingest with the device's validation, append-only tables, the CLI.
+
+Every test gets an empty schema of its own on the session's cluster (conftest.hub_dsn).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from test_sync import _corrupt_files, _rehash, _rewrite
+
+import localmem
+from localmem.cli import main
+from localmem.hub import db, ingest, reads
+from localmem.testing import FrozenClock
+
+Conn = psycopg.Connection[tuple[Any, ...]]
+TABLES = ("memories", "revisions", "content", "erasures", "extra_tombstones", "derivations", "hub_files")
+
+
+@pytest.fixture
+def hub(hub_dsn: str) -> Iterator[Conn]:
+    """A connection to a new, empty hub."""
+    with db.connect(hub_dsn) as conn:
+        db.init(conn)
+        yield conn
+
+
+def hub_rows(conn: Conn) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every hub table, in a fixed order: equal before and after means nothing changed."""
+    return {t: sorted(conn.execute(f"SELECT * FROM {t}".encode()).fetchall(), key=repr) for t in TABLES}
+
+
+def _phone(clock: FrozenClock) -> localmem.Store:
+    return localmem.open(":memory:", clock=clock)
+
+
+def test_init_creates_the_hub_once_and_a_second_init_changes_nothing(hub: Conn) -> None:
+    hub_id = db.hub_id(hub)
+    with pytest.raises(localmem.HubError, match="already holds a hub"):
+        db.init(hub)
+    assert db.hub_id(hub) == hub_id
+
+
+def test_a_schema_without_a_hub_is_named_as_such(hub_dsn: str) -> None:
+    with db.connect(hub_dsn) as conn, pytest.raises(localmem.HubError, match="localmem hub init"):
+        db.hub_id(conn)
+
+
+def test_an_unreachable_hub_is_a_hub_error_naming_the_dsn(tmp_path: Path) -> None:
+    dsn = f"host={tmp_path} port=1 user=nobody dbname=none connect_timeout=2"
+    with pytest.raises(localmem.HubError, match="cannot connect to the hub"):
+        db.connect(dsn)
+
+
+def test_ingest_is_idempotent_and_records_the_files_arrival(hub: Conn, tmp_path: Path) -> None:
+    clock = FrozenClock("2026-03-02T08:00:00Z")
+    phone = _phone(clock)
+    fee = phone.add("fee for fill 42", user_id="sam", value=7, resolve=False)
+    phone.correct(fee.memory_id, value=8)
+    path = Path(phone.export(tmp_path / "p.gz").path)
+    clock.advance(hours=2)
+    first = ingest.ingest(hub, path, clock=clock)
+    assert (first.summary.memories, first.summary.revisions) == (1, 2)
+    arrived = hub.execute("SELECT arrived_at FROM hub_files WHERE file_id = %s", (first.file_id,)).fetchone()
+    assert arrived == (first.arrived_at,)
+    assert {r[0] for r in hub.execute("SELECT arrived_at FROM revisions")} == {first.arrived_at}
+    before = hub_rows(hub)
+    clock.advance(hours=1)
+    again = ingest.ingest(hub, path, clock=clock)
+    assert not again.summary.changed and again.file_id is None and again.summary.skipped == 3
+    assert hub_rows(hub) == before
+
+
+def test_a_hub_read_as_of_a_time_never_sees_a_file_that_reached_the_hub_later(
+        hub: Conn, tmp_path: Path) -> None:
+    clock = FrozenClock("2026-03-02T08:00:00Z")
+    phone = _phone(clock)
+    phone.add("knee hurts after long runs", user_id="sam", resolve=False)
+    path = phone.export(tmp_path / "p.gz").path
+    clock.set("2026-03-05T08:00:00Z")
+    ingest.ingest(hub, path, clock=clock)
+    assert reads.read(hub, "sam", clock=clock, known_at="2026-03-04T00:00:00Z",
+                      valid_at="2026-03-06T00:00:00Z") == []
+    assert [r.text for r in reads.read(hub, "sam", clock=clock)] == ["knee hurts after long runs"]
+
+
+def _cases(tmp_path: Path) -> tuple[Path, dict[str, tuple[Path, type[Exception], str]]]:
+    clock = FrozenClock("2026-03-02T08:00:00Z")
+    phone = _phone(clock)
+    a = phone.add("Sam lives in Lisbon", user_id="sam")
+    for i in range(10):
+        phone.add(f"filler memory number {i} with some words", user_id="sam")
+    good = phone.export(tmp_path / "good.gz")
+    phone.correct(a.memory_id, text="Sam lives in Porto")
+    incremental = phone.export(tmp_path / "inc.gz", since=good.watermark)
+    cases = _corrupt_files(Path(good.path), Path(incremental.path), tmp_path)
+
+    def forge_text(lines: list[bytes]) -> list[bytes]:
+        return [x.replace(b"Lisbon", b"Paris!") for x in lines]
+
+    def other_user(lines: list[bytes]) -> list[bytes]:
+        out = []
+        for x in lines:
+            row = json.loads(x)
+            if row.get("t") == "revision" and row["version"] == 1 and "Lisbon" in json.dumps(row):
+                row["user_id"] = "ann"
+                _rehash(row, "observation", None, None)
+                x = json.dumps(row).encode() + b"\n"
+            out.append(x)
+        return out
+
+    cases["forged-content"] = (_rewrite(Path(good.path), tmp_path / "forged.gz", forge_text),
+                               localmem.SyncRuleError, "hash")
+    cases["other-user"] = (_rewrite(Path(good.path), tmp_path / "user.gz", other_user),
+                           localmem.SyncRuleError, "user")
+    return Path(good.path), cases
+
+
+def test_forged_and_damaged_files_are_refused_by_the_hub_exactly_as_by_a_device(
+        hub: Conn, tmp_path: Path) -> None:
+    """Each bad file: the same error class and message as a device's import, and no hub row changed."""
+    good, cases = _cases(tmp_path)
+    clock = FrozenClock("2026-03-03T08:00:00Z")
+    device = _phone(clock)
+    device.add("a device with a memory of its own", user_id="sam")
+    hub_before = hub_rows(hub)
+    for name, (path, error, words) in cases.items():
+        with pytest.raises(error, match=words) as on_device:
+            device.import_(path)
+        with pytest.raises(error) as on_hub:
+            ingest.ingest(hub, path, clock=clock)
+        assert (type(on_hub.value), str(on_hub.value)) == (type(on_device.value), str(on_device.value)), name
+        assert hub_rows(hub) == hub_before, name
+    assert ingest.ingest(hub, good, clock=clock).summary.changed
+
+
+def test_a_memory_id_claimed_for_another_user_is_refused_against_the_hubs_rows(
+        hub: Conn, tmp_path: Path) -> None:
+    """The check looks ids up on the hub without trusting the user a file names."""
+    clock = FrozenClock("2026-03-02T08:00:00Z")
+    phone = _phone(clock)
+    phone.add("Sam lives in Lisbon", user_id="sam")
+    good = Path(phone.export(tmp_path / "good.gz").path)
+    ingest.ingest(hub, good, clock=clock)
+
+    def claim(lines: list[bytes]) -> list[bytes]:
+        out = []
+        for x in lines:
+            row = json.loads(x)
+            if row.get("t") in ("memory", "revision"):
+                row["user_id"] = "ann"
+                if row["t"] == "revision":
+                    _rehash(row, "observation", None, None)
+            out.append(json.dumps(row).encode() + b"\n")
+        return out
+
+    forged = _rewrite(good, tmp_path / "claim.gz", claim)
+    before = hub_rows(hub)
+    with pytest.raises(localmem.SyncRuleError, match="differs from the one here"):
+        ingest.ingest(hub, forged, clock=clock)
+    assert hub_rows(hub) == before
+
+
+def test_the_hubs_tables_are_append_only(hub: Conn, tmp_path: Path) -> None:
+    clock = FrozenClock("2026-03-02T08:00:00Z")
+    phone = _phone(clock)
+    phone.add("Sam lives in Lisbon", user_id="sam")
+    ingest.ingest(hub, phone.export(tmp_path / "p.gz").path, clock=clock)
+    refused = {
+        "UPDATE revisions SET op = 'retract'": "revisions are immutable",
+        "DELETE FROM revisions": "revisions are immutable",
+        "UPDATE content SET text = 'x'": "content is never updated",
+        "DELETE FROM content": "content is destroyed only by erase",
+        "UPDATE memories SET kind = 'x'": "memories are immutable",
+        "DELETE FROM hub_files": "imports are immutable",
+        "TRUNCATE content": "never truncated",
+        "TRUNCATE revisions CASCADE": "never truncated",
+    }
+    before = hub_rows(hub)
+    for statement, words in refused.items():
+        with pytest.raises(psycopg.errors.RestrictViolation, match=words):
+            hub.execute(statement.encode())
+    assert hub_rows(hub) == before
+
+
+def test_concurrent_ingesters_apply_each_file_once(hub_dsn: str, hub: Conn, tmp_path: Path) -> None:
+    """Four connections ingest the same two files of one user at once: each row lands once."""
+    clock = FrozenClock("2026-03-02T08:00:00Z")
+    phone = _phone(clock)
+    notes = [phone.add(f"note {i} about tempo runs", user_id="sam", resolve=False) for i in range(30)]
+    first = phone.export(tmp_path / "a.gz")
+    for n in notes[:10]:
+        phone.correct(n.memory_id, text=f"{n.text} (corrected)")
+    second = phone.export(tmp_path / "b.gz", since=first.watermark)
+    errors: list[BaseException] = []
+
+    def worker() -> None:
+        try:
+            with db.connect(hub_dsn) as conn:
+                for path in (first.path, second.path):
+                    ingest.ingest(conn, path, clock=clock)
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert hub.execute("SELECT count(*), count(DISTINCT rev_id) FROM revisions").fetchone() == (40, 40)
+    assert hub.execute("SELECT count(*) FROM hub_files").fetchone() == (2,)
+
+
+def test_the_command_line_inits_ingests_a_folder_and_reads(
+        hub_dsn: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    clock = FrozenClock("2026-03-02T08:00:00Z")
+    phone = _phone(clock)
+    fee = phone.add("fee for fill 42", user_id="sam", value=7, resolve=False)
+    folder = tmp_path / "files"
+    folder.mkdir()
+    first = phone.export(folder / "phone.1.lmsync.gz")
+    phone.correct(fee.memory_id, value=8)
+    phone.export(folder / "phone.2.lmsync.gz", since=first.watermark)
+    tablet = _phone(clock)
+    tablet.add("tablet's note on tempo", user_id="ann", resolve=False)
+    tablet.export(folder / "tablet.1.lmsync.gz")
+    (folder / "notes.txt").write_text("not an export")
+    assert main(["hub", "init", "--dsn", hub_dsn]) == 0
+    assert main(["hub", "ingest", str(folder), "--dsn", hub_dsn, "--now", "2026-03-02T09:00:00Z",
+                 "--jobs", "2"]) == 0
+    assert capsys.readouterr().out.count("derivations added") == 3
+    assert main(["hub", "read", "--user", "sam", "--dsn", hub_dsn, "--json"]) == 0
+    out = capsys.readouterr().out
+    data = json.loads(out[out.index("["):])
+    assert [(m["memory_id"], m["value"]) for m in data] == [(fee.memory_id, 8)]
+    assert main(["hub", "read", "--user", "sam", "--dsn", hub_dsn, "--known-at", "2026-03-02T08:30:00Z"]) == 0
+    assert capsys.readouterr().out == "(no memories)\n"
+    assert main(["hub", "search", "fees", "--user", "sam", "--dsn", hub_dsn]) == 0
+    assert fee.memory_id in capsys.readouterr().out
+
+
+def test_the_command_line_needs_a_dsn(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("LOCALMEM_HUB_DSN", raising=False)
+    assert main(["hub", "read", "--user", "sam"]) != 0
+    assert "--dsn" in capsys.readouterr().err
+
+
+def test_a_read_of_a_schema_without_a_hub_says_how_to_make_one(
+        hub_dsn: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["hub", "read", "--user", "sam", "--dsn", hub_dsn]) != 0
+    assert "localmem hub init" in capsys.readouterr().err

@@ -236,6 +236,10 @@ _PREPOSITION_BEFORE = re.compile(
 )
 
 
+_LEADING_PREPOSITION = re.compile(r"^(?:on|in|at) ")
+_FROM_TO = re.compile(r"^from (.*) to ")
+
+
 def rewrite(text: str, mentions: list[TimeMention]) -> str:
     """``text`` with each mention replaced by its absolute rendering."""
     out, pos = [], 0
@@ -244,9 +248,9 @@ def rewrite(text: str, mentions: list[TimeMention]) -> str:
         out.append(text[pos:lo])
         rendered = mention.render()
         if before := _PREPOSITION_BEFORE.search(text, max(0, lo - 12), lo):
-            rendered = re.sub(r"^(?:on|in|at) ", "", rendered)  # "moved it to next Friday"
+            rendered = _LEADING_PREPOSITION.sub("", rendered)  # "moved it to next Friday"
             if before.group().split()[0].lower() in ("for", "from", "during", "through", "in"):
-                rendered = re.sub(r"^from (.*) to ", r"\1 to ", rendered)  # "booked for 2021-01-04 to ..."
+                rendered = _FROM_TO.sub(r"\1 to ", rendered)  # "booked for 2021-01-04 to ..."
         said_before = text[max(0, lo - 40) : lo].rstrip()  # a window: rewriting stays linear
         if (said_before[-1:] in (".", "!", "?")) if said_before else lo <= 40:
             rendered = rendered[:1].upper() + rendered[1:]

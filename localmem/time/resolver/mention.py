@@ -76,6 +76,9 @@ _PRESENT = re.compile(
 )
 
 
+_YEAR = re.compile(r"\d{4}")
+
+
 #: "weekend", "the weekend", "my weekend" with no preposition: the object or subject of a verb.
 _NOUN_WEEKEND = re.compile(r"(?:(?:the|my)\s+)?weekend", re.IGNORECASE)
 
@@ -83,7 +86,7 @@ _NOUN_WEEKEND = re.compile(r"(?:(?:the|my)\s+)?weekend", re.IGNORECASE)
 def render_mention(m: TimeMention) -> str:
     """A mention written in absolute dates: what :meth:`TimeMention.render` returns."""
     p = m.precision
-    if m.kind == "point" and re.fullmatch(r"\d{4}", m.phrase):
+    if m.kind == "point" and _YEAR.fullmatch(m.phrase):
         return m.phrase  # "a 2010 trip", "it was 2020": the year already says it
     if m.kind == "point" and p == "weekend" and m.start is not None and m.end is not None \
             and _NOUN_WEEKEND.fullmatch(m.phrase):

@@ -185,6 +185,30 @@ def _q(columns: Sequence[str]) -> str:
     return ", ".join("?" * len(columns))
 
 
+#: What the staging store has instead of a device's full-text index and read indexes, which
+#: no check reads. A large file's import sets the FTS trigger and those indexes aside and puts
+#: them back by name (:mod:`localmem.sync.bulk`), so each keeps its name: the trigger never
+#: fires (WHEN 0), the indexes hold no row (WHERE 0), and ``content_fts`` is a view whose
+#: inserts (the bulk window's indexing of the content it wrote, an erasure's 'optimize') do
+#: nothing.
+_STAGING_STUBS = """
+DROP TRIGGER content_fts_insert;
+DROP TRIGGER content_fts_delete;
+DROP TABLE content_fts;
+CREATE VIEW content_fts (rowid, content_fts, text, owner, rank) AS
+    SELECT NULL, NULL, NULL, NULL, NULL WHERE 0;
+CREATE TRIGGER content_fts_discard INSTEAD OF INSERT ON content_fts BEGIN SELECT 0; END;
+CREATE TRIGGER content_fts_insert AFTER INSERT ON content WHEN 0 BEGIN SELECT 0; END;
+DROP INDEX revisions_user;
+CREATE INDEX revisions_user ON revisions (user_id) WHERE 0;
+DROP INDEX revisions_arrived;
+CREATE INDEX revisions_arrived ON revisions (arrived_at) WHERE 0;
+DROP INDEX revisions_valid;
+CREATE INDEX revisions_valid ON revisions (user_id) WHERE 0;
+DROP INDEX memories_user_key;
+"""
+
+
 _local = threading.local()  # each thread's staging connection: (hub id, connection, empty image)
 
 
@@ -192,7 +216,8 @@ def _staging(hub: str, clock: Clock) -> Ledger:
     """An empty in-memory device database that is the hub (its device id is the hub's id).
 
     The device's schema, triggers and checks, without what only a device's own reads need
-    (the full-text index and its triggers, the read indexes): nothing the import checks.
+    (the full-text index and its triggers, the read indexes: :data:`_STAGING_STUBS`), which
+    nothing the import checks reads.
     Made once per thread (connect() configures the connection as every device's is); each
     file then starts from that empty image again (``deserialize``), which costs microseconds.
     """
@@ -203,10 +228,7 @@ def _staging(hub: str, clock: Clock) -> Ledger:
     conn = connect_device(":memory:")
     conn.execute("DROP TRIGGER store_meta_no_update")
     conn.execute("UPDATE store_meta SET value = ? WHERE name = 'device_id'", (hub,))
-    for trigger in ("content_fts_insert", "content_fts_delete"):
-        conn.execute(f"DROP TRIGGER {trigger}")
-    for index in ("revisions_user", "revisions_arrived", "revisions_valid", "memories_user_key"):
-        conn.execute(f"DROP INDEX {index}")
+    conn.execute(_STAGING_STUBS)
     _local.staging = (hub, conn, conn.serialize("main"))
     return Ledger(conn, clock, None)
 

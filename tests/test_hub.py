@@ -96,8 +96,8 @@ def test_a_large_file_takes_the_devices_bulk_path_on_the_hub_and_adds_what_a_dev
     device = localmem.open(":memory:", clock=clock)
     want = [device.import_(p) for p in (first, second)]
     assert [(s.memories, s.revisions) for s in got] == [(s.memories, s.revisions) for s in want]
-    on_hub = sorted(r.text for r in reads.read(hub, "u1", clock=clock))
-    assert on_hub == sorted(r.text for r in device.read("u1"))
+    on_hub = sorted(str(r.text) for r in reads.read(hub, "u1", clock=clock))
+    assert on_hub == sorted(str(r.text) for r in device.read("u1"))
     assert hub.execute("SELECT count(*) FROM content").fetchone() == (2 * BULK_REVISIONS,)
 
 

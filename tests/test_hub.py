@@ -18,6 +18,7 @@ from test_sync import _corrupt_files, _rehash, _rewrite
 import localmem
 from localmem.cli import main
 from localmem.hub import db, ingest, reads
+from localmem.sync.bulk import BULK_REVISIONS
 from localmem.testing import FrozenClock
 
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -76,6 +77,28 @@ def test_ingest_is_idempotent_and_records_the_files_arrival(hub: Conn, tmp_path:
     again = ingest.ingest(hub, path, clock=clock)
     assert not again.summary.changed and again.file_id is None and again.summary.skipped == 3
     assert hub_rows(hub) == before
+
+
+def test_a_large_file_takes_the_devices_bulk_path_on_the_hub_and_adds_what_a_device_adds(
+        hub: Conn, tmp_path: Path) -> None:
+    """A file of BULK_REVISIONS revisions or more: the staging import sets its triggers and
+    indexes aside (the staging store's stand-ins for the full-text index included)."""
+    clock = FrozenClock("2026-03-02T08:00:00Z")
+    phone = _phone(clock)
+    ids = [phone.add(f"run {i} km", user_id=f"u{i % 3}", resolve=False).memory_id
+           for i in range(BULK_REVISIONS)]
+    exported = phone.export(tmp_path / "p1.gz")
+    for i, memory in enumerate(ids):
+        phone.correct(memory, text=f"ran {i} km")
+    first, second = Path(exported.path), Path(phone.export(tmp_path / "p2.gz", since=exported.watermark).path)
+    clock.advance(hours=1)
+    got = [ingest.ingest(hub, p, clock=clock).summary for p in (first, second)]
+    device = localmem.open(":memory:", clock=clock)
+    want = [device.import_(p) for p in (first, second)]
+    assert [(s.memories, s.revisions) for s in got] == [(s.memories, s.revisions) for s in want]
+    on_hub = sorted(str(r.text) for r in reads.read(hub, "u1", clock=clock))
+    assert on_hub == sorted(str(r.text) for r in device.read("u1"))
+    assert hub.execute("SELECT count(*) FROM content").fetchone() == (2 * BULK_REVISIONS,)
 
 
 def test_a_hub_read_as_of_a_time_never_sees_a_file_that_reached_the_hub_later(

@@ -55,7 +55,6 @@ from ..sync.files import (
     lines,
     open_regular,
     read_header,
-    verify,
 )
 from ..time.clock import Clock, from_micros, to_micros
 from . import db
@@ -97,10 +96,17 @@ class _Wanted:
     derived: set[str] = field(default_factory=set)
 
 
-#: An id field as the device's export writes it (no escapes in an id): found without parsing the line.
+#: Each id field as the device's export writes it (no escapes in an id, one line): found in a
+#: batch of lines without parsing them.
+_USERS = re.compile(r'"user_id":"([^"\\\n]*)"')
+_MEMORIES = re.compile(r'"(?:memory_id|supersedes|superseded_by)":"([^"\\\n]*)"')
+_REVISIONS = re.compile(r'"(?:rev_id|prev_rev|source_rev)":"([^"\\\n]*)"')
+_TOMBS = re.compile(r'"tomb_id":"([^"\\\n]*)"')
 _ID_FIELD = re.compile(rb'"(user_id|memory_id|supersedes|superseded_by|rev_id|prev_rev|source_rev|tomb_id)"'
                        rb':"([^"\\]*)"')
 _KIND = re.compile(rb'^\{"t":"(memory|revision|derivation|tombstone)",')
+_PLAIN = (b'{"t":"memory",', b'{"t":"revision",')  # lines whose ids need nothing but the patterns
+_BATCH_LINES = 4096
 
 
 def _scan_row(want: _Wanted, kind: object, fields: Iterable[tuple[str, object]]) -> None:
@@ -121,29 +127,52 @@ def _scan_row(want: _Wanted, kind: object, fields: Iterable[tuple[str, object]])
             want.tombs.add(value)
 
 
-def _scan(path: Path) -> _Wanted:
-    """The ids a verified file's rows name. Lenient: a malformed row is left to the import to refuse.
+def _scan_batch(want: _Wanted, batch: list[bytes]) -> None:
+    text = b"".join(batch).decode("utf-8", "replace")
+    want.users.update(_USERS.findall(text))
+    want.memories.update(_MEMORIES.findall(text))
+    want.revisions.update(_REVISIONS.findall(text))
+    want.tombs.update(_TOMBS.findall(text))
+    for line in batch:
+        if line.startswith(_PLAIN) and b"\\" not in line:
+            continue
+        kind = _KIND.match(line)  # a tombstone or provenance link: what it erases or derives
+        if kind is not None and b"\\" not in line:
+            _scan_row(want, kind.group(1).decode(), ((m.group(1).decode("utf-8", "replace"),
+                                                     m.group(2).decode("utf-8", "replace"))
+                                                    for m in _ID_FIELD.finditer(line)))
+            continue
+        try:
+            o = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(o, dict):
+            _scan_row(want, o.get("t"), o.items())
 
-    A line as the device writes it (its type first, no backslash in it) is read by a pattern;
-    any other line is parsed, so an id spelled with escapes is still found (seeding more
-    than needed is harmless; seeding less would let a check miss a row the hub holds).
+
+def _scan(path: Path) -> _Wanted:
+    """The ids a file's rows name. Lenient: a malformed row, or a damaged file, is left to the
+    import to refuse (with the device's message), so this finds what it can and says nothing.
+
+    The ids of lines as the device writes them (no backslash in them) are found by patterns,
+    over a batch of lines at once; any other line is parsed, so an id spelled with escapes is
+    still found (seeding more than needed is harmless; seeding less would let a check miss a
+    row the hub holds).
     """
     want = _Wanted()
-    with lines(path) as found:
-        for n, line in enumerate(found, 1):
-            if n == 1 or line.startswith(b'{"end"'):
-                continue
-            kind = _KIND.match(line)
-            if kind is not None and b"\\" not in line:
-                _scan_row(want, kind.group(1).decode(),
-                          ((m.group(1).decode(), m.group(2).decode()) for m in _ID_FIELD.finditer(line)))
-                continue
-            try:
-                o = json.loads(line)
-            except (ValueError, RecursionError):
-                continue
-            if isinstance(o, dict):
-                _scan_row(want, o.get("t"), o.items())
+    batch: list[bytes] = []
+    try:
+        with lines(path) as found:
+            for n, line in enumerate(found, 1):
+                if n == 1 or line.startswith(b'{"end"'):
+                    continue
+                batch.append(line)
+                if len(batch) >= _BATCH_LINES:
+                    _scan_batch(want, batch)
+                    batch = []
+    except SyncFileError:
+        pass
+    _scan_batch(want, batch)
     return want
 
 
@@ -157,7 +186,9 @@ _DERIVED_CLOSURE = """WITH RECURSIVE d (memory_id) AS (
     SELECT dv.memory_id FROM d JOIN revisions AS r ON r.memory_id = d.memory_id
     JOIN derivations AS dv ON dv.source_rev = r.rev_id)
 SELECT memory_id FROM d"""
-_IDS = "unnest(%s::text[]) AS i (id)"
+#: A set of ids as a query takes it (:func:`_ids`): one text, newline-separated, and the rare
+#: ids with a newline in them as an array (dumping a list of 100k strings costs a second).
+_IDS = "unnest(string_to_array(%s, E'\\n') || %s::text[]) AS i (id)"
 _SEED_DERIVATIONS = (f"SELECT d.memory_id, d.position, d.source_rev FROM {_IDS}"
                      " JOIN derivations AS d ON d.memory_id = i.id")
 _REVISION_SEED = f"""SELECT r.seq, {_REV}, c.rev_id IS NOT NULL, {_CONTENT} FROM {_IDS}
@@ -175,6 +206,17 @@ _SEED_EXTRA = (f"SELECT {', '.join('x.' + c for c in TOMBSTONE_FIELDS)} FROM {_I
                " JOIN extra_tombstones AS x ON x.tomb_id = i.id")
 
 
+def _ids(values: Iterable[str]) -> tuple[str, list[str]]:
+    """Ids as :data:`_IDS` takes them. An id with a NUL in it cannot be on the hub (PostgreSQL
+    text holds none): it is left out, and the import finds it in neither store."""
+    ids = list(values)
+    joined = "\n".join(ids)
+    if joined.count("\n") == max(len(ids) - 1, 0) and "\x00" not in joined:
+        return joined, []
+    plain = [v for v in ids if "\n" not in v and "\x00" not in v]
+    return "\n".join(plain), [v for v in ids if "\n" in v and "\x00" not in v]
+
+
 def _by_seq(*found: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     """Rows that start with their hub seq, once each, in hub order, without the seq."""
     rows = {row[0]: row[1:] for part in found for row in part}
@@ -185,6 +227,30 @@ def _q(columns: Sequence[str]) -> str:
     return ", ".join("?" * len(columns))
 
 
+#: What the staging store has instead of a device's full-text index and read indexes, which
+#: no check reads. A large file's import sets the FTS trigger and those indexes aside and puts
+#: them back by name (:mod:`localmem.sync.bulk`), so each keeps its name: the trigger never
+#: fires (WHEN 0), the indexes hold no row (WHERE 0), and ``content_fts`` is a view whose
+#: inserts (the bulk window's indexing of the content it wrote, an erasure's 'optimize') do
+#: nothing.
+_STAGING_STUBS = """
+DROP TRIGGER content_fts_insert;
+DROP TRIGGER content_fts_delete;
+DROP TABLE content_fts;
+CREATE VIEW content_fts (rowid, content_fts, text, owner, rank) AS
+    SELECT NULL, NULL, NULL, NULL, NULL WHERE 0;
+CREATE TRIGGER content_fts_discard INSTEAD OF INSERT ON content_fts BEGIN SELECT 0; END;
+CREATE TRIGGER content_fts_insert AFTER INSERT ON content WHEN 0 BEGIN SELECT 0; END;
+DROP INDEX revisions_user;
+CREATE INDEX revisions_user ON revisions (user_id) WHERE 0;
+DROP INDEX revisions_arrived;
+CREATE INDEX revisions_arrived ON revisions (arrived_at) WHERE 0;
+DROP INDEX revisions_valid;
+CREATE INDEX revisions_valid ON revisions (user_id) WHERE 0;
+DROP INDEX memories_user_key;
+"""
+
+
 _local = threading.local()  # each thread's staging connection: (hub id, connection, empty image)
 
 
@@ -192,7 +258,8 @@ def _staging(hub: str, clock: Clock) -> Ledger:
     """An empty in-memory device database that is the hub (its device id is the hub's id).
 
     The device's schema, triggers and checks, without what only a device's own reads need
-    (the full-text index and its triggers, the read indexes): nothing the import checks.
+    (the full-text index and its triggers, the read indexes: :data:`_STAGING_STUBS`), which
+    nothing the import checks reads.
     Made once per thread (connect() configures the connection as every device's is); each
     file then starts from that empty image again (``deserialize``), which costs microseconds.
     """
@@ -203,10 +270,7 @@ def _staging(hub: str, clock: Clock) -> Ledger:
     conn = connect_device(":memory:")
     conn.execute("DROP TRIGGER store_meta_no_update")
     conn.execute("UPDATE store_meta SET value = ? WHERE name = 'device_id'", (hub,))
-    for trigger in ("content_fts_insert", "content_fts_delete"):
-        conn.execute(f"DROP TRIGGER {trigger}")
-    for index in ("revisions_user", "revisions_arrived", "revisions_valid", "memories_user_key"):
-        conn.execute(f"DROP INDEX {index}")
+    conn.execute(_STAGING_STUBS)
     _local.staging = (hub, conn, conn.serialize("main"))
     return Ledger(conn, clock, None)
 
@@ -219,15 +283,16 @@ def _seed(cur: psycopg.Cursor[tuple[Any, ...]], ledger: Ledger, want: _Wanted) -
     cur.execute("SET LOCAL enable_seqscan = off")
     closure = [str(r[0]) for r in cur.execute(_DERIVED_CLOSURE, {"erased": list(want.erased)})] \
         if want.erased else []
-    derivations = cur.execute(_SEED_DERIVATIONS, (list(want.derived | set(closure)),)).fetchall()
+    derivations = cur.execute(_SEED_DERIVATIONS, _ids(want.derived | set(closure))).fetchall()
     rev_ids = want.revisions | {str(d[2]) for d in derivations}
-    revisions = _by_seq(cur.execute(_SEED_REVISIONS, (list(rev_ids),)).fetchall(),
-                        cur.execute(_SEED_WHOLE, (closure,)).fetchall() if closure else [])
-    memories = want.memories | set(closure) | {str(r[1]) for r in revisions}
-    memory_rows = cur.execute(_SEED_MEMORIES, (list(memories),)).fetchall()
-    erasures = _by_seq(cur.execute(_SEED_ERASURES, (list(memories),)).fetchall(),
-                       cur.execute(_SEED_TOMBS, (list(want.tombs),)).fetchall())
-    extra = cur.execute(_SEED_EXTRA, (list(want.tombs),)).fetchall()
+    revisions = _by_seq(cur.execute(_SEED_REVISIONS, _ids(rev_ids)).fetchall(),
+                        cur.execute(_SEED_WHOLE, _ids(closure)).fetchall() if closure else [])
+    memories = _ids(want.memories | set(closure) | {str(r[1]) for r in revisions})
+    memory_rows = cur.execute(_SEED_MEMORIES, memories).fetchall()
+    tombs = _ids(want.tombs)
+    erasures = _by_seq(cur.execute(_SEED_ERASURES, memories).fetchall(),
+                       cur.execute(_SEED_TOMBS, tombs).fetchall())
+    extra = cur.execute(_SEED_EXTRA, tombs).fetchall()
     conn = ledger.connection
     conn.pragma("foreign_keys", False)  # the seed is a consistent subset: its parents may stay on the hub
     try:
@@ -314,15 +379,16 @@ def ingest(conn: psycopg.Connection[tuple[Any, ...]], path: str | os.PathLike[st
     """
     source = Path(path)
     hub = hub or db.hub_id(conn)
-    header, _checksum, _rows = verify(source)  # a damaged file is refused before the hub is touched
-    want = _scan(source)
+    want = _scan(source)  # a damaged file is refused by the import below, before anything is written
     with db.errors(f"cannot ingest {str(source)!r}"), conn.transaction(), conn.cursor() as cur:
         _lock_users(cur, want.users)
         arrived = to_micros(clock())  # read once the file's users are ours: arrivals stay in order
         ledger = _staging(hub, lambda: from_micros(arrived))
         marks = _seed(cur, ledger, want)
         summary = import_(ledger, source)
-        file_id = _write(cur, ledger, marks, summary, header, arrived) if summary.changed else None
+        file_id = None
+        if summary.changed:
+            file_id = _write(cur, ledger, marks, summary, read_header(source), arrived)
     return Ingested(summary, file_id, arrived)
 
 

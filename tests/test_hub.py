@@ -213,6 +213,15 @@ def test_the_hubs_tables_are_append_only(hub: Conn, tmp_path: Path) -> None:
     assert hub_rows(hub) == before
 
 
+def test_every_hub_table_refuses_truncate(hub: Conn) -> None:
+    """TRUNCATE fires no row trigger: each of the hub's tables carries its statement trigger."""
+    tables = {str(r[0]) for r in hub.execute(
+        b"SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")}
+    guarded = {str(r[0]) for r in hub.execute(
+        b"SELECT c.relname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid"
+        b" WHERE c.relnamespace = current_schema()::regnamespace AND t.tgname LIKE '%no_truncate'")}
+    assert tables and tables == guarded
+
 def test_concurrent_ingesters_apply_each_file_once(hub_dsn: str, hub: Conn, tmp_path: Path) -> None:
     """Four connections ingest the same two files of one user at once: each row lands once."""
     clock = FrozenClock("2026-03-02T08:00:00Z")

@@ -211,19 +211,12 @@ CREATE TRIGGER hub_files_no_update BEFORE UPDATE OR DELETE ON hub_files FOR EACH
     EXECUTE FUNCTION localmem_refuse('localmem: imports are immutable: the import log is only ever appended');
 
 -- TRUNCATE fires no row trigger: refuse it per statement, on every table.
-CREATE TRIGGER hub_meta_no_truncate BEFORE TRUNCATE ON hub_meta FOR EACH STATEMENT
-    EXECUTE FUNCTION localmem_refuse('localmem: the hub is append-only: tables are never truncated');
-CREATE TRIGGER memories_no_truncate BEFORE TRUNCATE ON memories FOR EACH STATEMENT
-    EXECUTE FUNCTION localmem_refuse('localmem: the hub is append-only: tables are never truncated');
-CREATE TRIGGER revisions_no_truncate BEFORE TRUNCATE ON revisions FOR EACH STATEMENT
-    EXECUTE FUNCTION localmem_refuse('localmem: the hub is append-only: tables are never truncated');
-CREATE TRIGGER content_no_truncate BEFORE TRUNCATE ON content FOR EACH STATEMENT
-    EXECUTE FUNCTION localmem_refuse('localmem: the hub is append-only: tables are never truncated');
-CREATE TRIGGER erasures_no_truncate BEFORE TRUNCATE ON erasures FOR EACH STATEMENT
-    EXECUTE FUNCTION localmem_refuse('localmem: the hub is append-only: tables are never truncated');
-CREATE TRIGGER extra_tombstones_no_truncate BEFORE TRUNCATE ON extra_tombstones FOR EACH STATEMENT
-    EXECUTE FUNCTION localmem_refuse('localmem: the hub is append-only: tables are never truncated');
-CREATE TRIGGER derivations_no_truncate BEFORE TRUNCATE ON derivations FOR EACH STATEMENT
-    EXECUTE FUNCTION localmem_refuse('localmem: the hub is append-only: tables are never truncated');
-CREATE TRIGGER hub_files_no_truncate BEFORE TRUNCATE ON hub_files FOR EACH STATEMENT
-    EXECUTE FUNCTION localmem_refuse('localmem: the hub is append-only: tables are never truncated');
+DO $$
+DECLARE t text;
+BEGIN
+    FOREACH t IN ARRAY ARRAY['hub_meta', 'memories', 'revisions', 'content', 'erasures', 'extra_tombstones', 'derivations', 'hub_files'] LOOP
+        EXECUTE format('CREATE TRIGGER %I BEFORE TRUNCATE ON %I FOR EACH STATEMENT EXECUTE FUNCTION '
+                       'localmem_refuse(%L)', t || '_no_truncate', t,
+                       'localmem: the hub is append-only: tables are never truncated');
+    END LOOP;
+END $$;

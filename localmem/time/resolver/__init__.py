@@ -140,6 +140,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, tzinfo
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from ...errors import InvalidInputError, NaiveDatetimeError
@@ -164,6 +165,13 @@ def _fold_case(text: str) -> str:
 def _aware(at: datetime | None, tz: ZoneInfo) -> datetime | None:
     if at is None:
         return None
+    return _local(at, at.fold, tz)
+
+
+@lru_cache(maxsize=4096)
+def _local(at: datetime, fold: int, tz: ZoneInfo) -> datetime:
+    """The naive wall time ``at`` in ``tz``, aware (pure: memoised, as the same days recur;
+    ``fold`` is in the key because equal naive times with another fold name another instant)."""
     # Round-trip through UTC moves a wall time inside a DST gap to the first that exists.
     return at.replace(tzinfo=tz).astimezone(UTC_ZONE).astimezone(tz)
 

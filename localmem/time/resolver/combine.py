@@ -18,30 +18,16 @@ from .calendar import (
     weekday_from,
     years_later,
 )
-from .context import Context, Hit, Rule, rules_for
+from .context import Context, Hit, Rule, digit_shapes, rules_for
 from .relative import CLOCK, DURATION, clock_parts, counted_offset
 
 _WORD = re.compile(r"[a-z]+")
 _DIGIT = re.compile(r"\d")
 
 
-_DIGITS_2 = re.compile(r"\d\d")
-_DIGITS_4 = re.compile(r"\d{4}")
-
-
-def digit_run(text: str) -> int:
-    """How many digits in a row ``text`` holds, as the rule index counts: 0, 1, 2 or 4 (for four
-    or more; three counts as two)."""
-    if _DIGIT.search(text) is None:
-        return 0
-    if _DIGITS_2.search(text) is None:
-        return 1
-    return 4 if _DIGITS_4.search(text) is not None else 2
-
-
 def candidate_rules(text: str) -> list[Rule]:
     """The rules worth running on ``text`` (lower-cased): those its words or digits can wake."""
-    return rules_for(set(_WORD.findall(text)), digit_run(text))
+    return rules_for(set(_WORD.findall(text)), digit_shapes(text))
 
 
 def scan(ctx: Context, rules: list[Rule]) -> list[Hit]:

@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from . import lexicon as lx
@@ -115,23 +116,7 @@ class Context:
 
     def pick_date(self, month: int, day: int, pos: int, direction: str | None = None) -> date | None:
         """The year-less date ``month``/``day`` nearest today in the clause's direction."""
-        direction = direction or self.tense(pos)
-        y = self.today.year
-        options = []
-        for year in range(y - 4, y + 5):
-            try:
-                options.append(date(year, month, day))
-            except ValueError:
-                continue
-        if not options:
-            return None
-        if direction == "past":
-            past = [d for d in options if d <= self.today]
-            return max(past) if past else min(options)
-        if direction == "future":
-            future = [d for d in options if d >= self.today]
-            return min(future) if future else max(options)
-        return min(options, key=lambda d: (abs((d - self.today).days), d > self.today))
+        return _pick_date(self.today, month, day, direction or self.tense(pos))
 
     def pick_month(self, month: int, pos: int, direction: str | None = None) -> int:
         """The year of the year-less ``month`` in the clause's direction."""
@@ -154,6 +139,27 @@ class Context:
         return self.today + timedelta(days=(wd - self.today.weekday() - 1) % 7 + 1)
 
 
+@lru_cache(maxsize=4096)
+def _pick_date(today: date, month: int, day: int, direction: str | None) -> date | None:
+    """What :meth:`Context.pick_date` answers: pure in its arguments, so memoised."""
+    y = today.year
+    options = []
+    for year in range(y - 4, y + 5):
+        try:
+            options.append(date(year, month, day))
+        except ValueError:
+            continue
+    if not options:
+        return None
+    if direction == "past":
+        past = [d for d in options if d <= today]
+        return max(past) if past else min(options)
+    if direction == "future":
+        future = [d for d in options if d >= today]
+        return min(future) if future else max(options)
+    return min(options, key=lambda d: (abs((d - today).days), d > today))
+
+
 _Handler = Callable[[re.Match[str], "Context"], "Hit | None"]
 
 
@@ -164,24 +170,41 @@ class Rule:
     when: frozenset[str]
     digits: int  # the digits in a row a match holds (0: it may hold none, and words wake it)
     gate: str = ""  # the look-ahead after the word edge: what a match can begin with ("" none)
+    shape: str = ""  # what every match holding a digit contains ("" when no digit wakes the rule)
 
 
 _RULES: list[Rule] = []
 _BY_WORD: dict[str, list[int]] = {}  # trigger word -> the rules (by index) it wakes
-_BY_DIGIT: list[int] = []
-_DIGIT_RUN: dict[int, int] = {}  # rule index -> the digits in a row it needs
+_SHAPES: dict[str, tuple[re.Pattern[str], list[int]]] = {}  # digit shape -> its pattern, the rules it wakes
+_TRIGGERS: set[str] = set()  # every word in some rule's ``when`` (the keys of _BY_WORD, as a set)
 _PICKED: dict[tuple[frozenset[str], int], list[Rule]] = {}  # the rules_for answers seen so far
 _PICKED_MAX = 4096
 
 
-def rules_for(words: set[str], digit_run: int) -> list[Rule]:
-    """The rules a message with these words, and ``digit_run`` digits in a row at most (4 meaning
-    four or more), can match, in registration order."""
-    triggers = frozenset(w for w in words if w in _BY_WORD)
-    key = (triggers, min(digit_run, 4) if _BY_DIGIT else 0)
+def digit_shapes(text: str) -> int:
+    """Which of the registered digit shapes the lower-cased ``text`` holds, as a bit mask (bit i:
+    the i-th shape registered). A text with no digit holds none: every shape holds one."""
+    if not _SHAPES or _DIGIT.search(text) is None:
+        return 0
+    mask, bit = 0, 1
+    for pattern, _rules in _SHAPES.values():
+        if pattern.search(text) is not None:
+            mask |= bit
+        bit <<= 1
+    return mask
+
+
+def rules_for(words: set[str], shapes: int) -> list[Rule]:
+    """The rules a message with these words, holding the digit shapes ``shapes`` (a
+    :func:`digit_shapes` mask), can match, in registration order."""
+    triggers = frozenset(words & _TRIGGERS)
+    key = (triggers, shapes)
     rules = _PICKED.get(key)
     if rules is None:
-        picked = {i for i in _BY_DIGIT if _DIGIT_RUN[i] <= key[1]}
+        picked: set[int] = set()
+        for bit, (_pattern, woken) in enumerate(_SHAPES.values()):
+            if shapes >> bit & 1:
+                picked.update(woken)
         for word in triggers:
             picked.update(_BY_WORD[word])
         rules = [_RULES[i] for i in sorted(picked)]
@@ -222,7 +245,7 @@ def has_trigger(text: str) -> bool:
     """Whether the lower-cased ``text`` could wake any rule: a ``when`` word or, when some rule
     reads digits, a digit. A necessary condition only ("xmay" passes): a message failing it
     holds no time phrase, and the word index decides which rules run on one passing it."""
-    if _BY_DIGIT and _DIGIT.search(text) is not None:
+    if _SHAPES and _DIGIT.search(text) is not None:
         return True
     return trigger_pattern().search(text) is not None
 
@@ -234,11 +257,16 @@ WORD_END = r"(?![\w/]|[.:]\d)"  # ... and ends at one
 
 
 def register_rule(
-    pattern: str, *, when: Iterable[str] = (), digits: bool | int = False
+    pattern: str, *, when: Iterable[str] = (), digits: bool | int = False, shape: str = ""
 ) -> Callable[[_Handler], _Handler]:
     """Register a phrase rule. It runs only on a message holding one of the words ``when``
     or, with ``digits``, that many digits in a row (True: one; 4 for a rule whose every match
-    holds a year): a set lookup that spares most rules on most messages."""
+    holds a year): a set lookup that spares most rules on most messages.
+
+    ``shape`` sharpens ``digits``: a pattern that every match holding a digit contains (a
+    necessary condition, never a guess: "\\d0\\s?'?s" for "the 90s", "1980's"), so a message
+    whose digits are a price or a score does not wake the rule. It must hold a digit and imply
+    ``digits`` in a row; without it the shape is the digits in a row themselves."""
 
     def register(fn: _Handler) -> _Handler:
         index = len(_RULES)
@@ -247,12 +275,13 @@ def register_rule(
         gate = f"(?={first})" if first else ""
         full = _B + gate + body  # every branch starts and ends at a word edge
         run = int(digits)
-        _RULES.append(Rule(re.compile(full), fn, frozenset(when), run, gate))
+        digit_shape = (shape or (r"\d" if run == 1 else rf"\d{{{run}}}")) if run else ""
+        _RULES.append(Rule(re.compile(full), fn, frozenset(when), run, gate, digit_shape))
         for word in frozenset(when):
             _BY_WORD.setdefault(word, []).append(index)
-        if run:
-            _BY_DIGIT.append(index)
-            _DIGIT_RUN[index] = run
+            _TRIGGERS.add(word)
+        if digit_shape:
+            _SHAPES.setdefault(digit_shape, (re.compile(digit_shape), []))[1].append(index)
         _PICKED.clear()
         return fn
 

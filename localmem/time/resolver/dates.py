@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime, time, timedelta
+from functools import lru_cache
 
 from . import lexicon as lx
 from .calendar import (
@@ -182,6 +183,7 @@ _FRACTION_AFTER = re.compile(
     rf"{_LEAD_WD}(?P<a>\d{{1,2}})(?:(?P<sep>[/.])(?P<b>\d{{1,2}})(?:(?P=sep)(?P<y>\d{{4}}|\d{{2}}))?"
     rf"|-(?P<b2>\d{{1,2}})(?:-(?P<y2>\d{{4}}|\d{{2}}))?)",
     digits=True,
+    shape=r"\d[/.-]\d",
 )
 def _numeric_date(m: re.Match[str], ctx: Context) -> Hit | None:
     """03/04, 3/4/2024, 21/04/16, 02-02-2020: month first unless date_order says day first."""
@@ -244,8 +246,17 @@ def _mixed_date(m: re.Match[str], ctx: Context) -> Hit | None:
 def _weekday_day(m: re.Match[str], ctx: Context) -> Hit | None:
     """Monday 21, Thursday the 21st: the nearest month where that day is that weekday."""
     wd, day = lx.WEEKDAYS[m["wd"].rstrip(".")], lx.day_number(m["d"])
-    direction = ctx.tense(m.start())
-    first = ctx.today.replace(day=1)
+    chosen = _weekday_day_near(ctx.today, wd, day, ctx.tense(m.start()))
+    if chosen is None:
+        return None
+    return make_hit(m, *day_span(chosen), "day", yearless=True)
+
+
+@lru_cache(maxsize=4096)
+def _weekday_day_near(today: date, wd: int, day: int, direction: str | None) -> date | None:
+    """The day ``day`` of a month within 14 of today's that falls on weekday ``wd``, nearest today
+    in ``direction``: pure, so memoised (it walks 29 months)."""
+    first = today.replace(day=1)
     options = []
     for step in range(-14, 15):
         month = add_months(first, step)
@@ -256,12 +267,12 @@ def _weekday_day(m: re.Match[str], ctx: Context) -> Hit | None:
         if d.weekday() == wd:
             options.append(d)
     if direction == "past":
-        options = [d for d in options if d <= ctx.today] or options
+        options = [d for d in options if d <= today] or options
     elif direction == "future":
-        options = [d for d in options if d >= ctx.today] or options
+        options = [d for d in options if d >= today] or options
     if not options:
         return None
-    return make_hit(m, *day_span(min(options, key=lambda d: abs((d - ctx.today).days))), "day", yearless=True)
+    return min(options, key=lambda d: abs((d - today).days))
 
 
 @register_rule(r"(?P<y>(?:19|20)\d\d)(?P<mo>0[1-9]|1[0-2])(?P<d>0[1-9]|[12]\d|3[01])", digits=4)
@@ -478,6 +489,7 @@ def _year_alone(m: re.Match[str], ctx: Context) -> Hit | None:
     r"|(?<=the\s)(?P<w2k>two\s+thousands|noughties|aughts|(?:twenty|two\s+thousand\s+and)[\s-]+(?P<wt>tens|twenties)))",
     when=(*lx.DECADE_WORDS, "noughties", "aughts", "thousands", "tens"),
     digits=2,
+    shape=r"\d0\s?'?s",
 )
 def _decade(m: re.Match[str], ctx: Context) -> Hit | None:
     """the 90s, the 1990s, the '80s, the seventies."""
@@ -606,6 +618,7 @@ def _day_of_relative_month(m: re.Match[str], ctx: Context) -> Hit | None:
     r"(?:\s+of\s+(?P<rel>this|next|last)\s+month)?",
     when=lx.NUMBER_TOKENS,
     digits=True,
+    shape=r"(?:the|on)\s+\d",
 )
 def _day_of_month(m: re.Match[str], ctx: Context) -> Hit | None:
     """on the 21st, for the 27: a day of the current or adjacent month, by tense."""

@@ -568,6 +568,7 @@ _CLOCK_RANGE_BEFORE = re.compile(r"\d(?::\d\d)?\s*(?:[ap]\.?m\.?)?\s*(?:-|–|to
     rf"(?P<cue>(?:at|around|by|from|until|till|before|after|since|between)\s+|@\s*)?{CLOCK}",
     when=("noon", "midday", "midnight"),
     digits=True,
+    shape=r"\d(?::\d\d)?\s*[ap]\.?m|\d:\d",
 )
 def _clock_time(m: re.Match[str], ctx: Context) -> Hit | None:
     """at 7pm, 19:30, at noon: today's, or the nearest one in the clause's direction."""

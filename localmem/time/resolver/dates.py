@@ -82,8 +82,11 @@ def year_of(text: str) -> int:
     return base + (lx.number(rest) or 0 if rest else 0)
 
 
+_MONEY_BEFORE, _LEADS = re.compile(r"[$£€]\s*$"), {"next": "future", "last": "past"}
+
+
 def yearless_day(m: re.Match[str], ctx: Context, month: int, day: int, year: str | None) -> Hit | None:
-    if not year and re.search(r"[$£€]\s*$", ctx.text[max(0, m.start() - 2) : m.start()]):
+    if not year and _MONEY_BEFORE.search(ctx.text[max(0, m.start() - 2) : m.start()]):
         return None
     if year:
         try:
@@ -102,7 +105,7 @@ def yearless_day(m: re.Match[str], ctx: Context, month: int, day: int, year: str
         if len(near) == 1:
             return make_hit(m, *day_span(near[0]), "day", yearless=True)
     lead = m.group().split(None, 1)[0]
-    direction = {"next": "future", "last": "past"}.get(lead)
+    direction = _LEADS.get(lead)
     picked = ctx.pick_date(month, day, m.start(), direction)
     if direction and picked == ctx.today:
         picked = ctx.pick_date(month, day, m.start() + 1, direction)
@@ -115,6 +118,7 @@ _LEAD_WD = rf"(?:(?:this|next|last|on)\s+)?(?:{lx.WEEKDAY}(?:,?\s+|\s*-\s*)(?:th
 
 
 _NAMED_WEEKDAY = re.compile(rf"(?:(?:this|next|last|on)\s+)?(?P<wd>{lx.WEEKDAY})(?![a-z])")
+_LEAD_WD_RE = re.compile(_LEAD_WD)
 
 
 def _weekday_of(year: int, month: int, day: int) -> int | None:
@@ -202,7 +206,7 @@ def _numeric_date(m: re.Match[str], ctx: Context) -> Hit | None:
         y = int(m["y2"])
         y = y if y >= 100 else two_digit_year(y, ctx, m.start())
         return yearless_day(m, ctx, *((b, a) if ctx.date_order == "DMY" or a > 12 else (a, b)), str(y))
-    if m["sep"] == "." and not m["y"] and not re.match(rf"{_LEAD_WD}", m.group()).group():  # type: ignore[union-attr]
+    if m["sep"] == "." and not m["y"] and not _LEAD_WD_RE.match(m.group()).group():  # type: ignore[union-attr]
         return None  # "7.6" alone is a decimal
     if (
         not m["y"]

@@ -269,10 +269,13 @@ _QTY_UNIT = _qty_unit()
 DURATION = rf"{_QTY_UNIT}(?:(?:,\s*|\s+)(?:and\s+)?(?P<q2>{lx.QUANTITY})\s*(?P<u2>{lx.UNIT}))*"
 
 
+_AMOUNT = re.compile(rf"({lx.QUANTITY})\s*({lx.UNIT})")
+
+
 def _amount(text: str) -> list[tuple[str, int | None, tuple[int, int] | None]]:
     """(unit, count, vague range) for each part of "1 month and 21 days", "a few weeks"."""
     parts = []
-    for q, u in re.findall(rf"({lx.QUANTITY})\s*({lx.UNIT})", text):
+    for q, u in _AMOUNT.findall(text):
         q = " ".join(q.split())
         unit = lx.UNITS[u.rstrip("s")] if u.rstrip("s") in lx.UNITS else lx.UNITS[u]
         vague = next((r for w, r in lx.VAGUE_QUANTITIES.items() if w in q), None)

@@ -162,12 +162,6 @@ def _fold_case(text: str) -> str:
     return low
 
 
-def _aware(at: datetime | None, tz: ZoneInfo) -> datetime | None:
-    if at is None:
-        return None
-    return _local(at, at.fold, tz)
-
-
 @lru_cache(maxsize=4096)
 def _local(at: datetime, fold: int, tz: ZoneInfo) -> datetime:
     """The naive wall time ``at`` in ``tz``, aware (pure: memoised, as the same days recur;
@@ -222,20 +216,12 @@ def find_times(
         if not h.standalone:
             continue
         try:
-            start, end = _aware(h.start, z), _aware(h.end, z)
+            start = None if h.start is None else _local(h.start, h.start.fold, z)
+            end = None if h.end is None else _local(h.end, h.end.fold, z)
         except OverflowError:  # year 1 or 9999 pushed out of range by the zone's offset
             continue
-        mentions.append(
-            TimeMention(
-                phrase=text[h.lo : h.hi],
-                span=(h.lo, h.hi),
-                start=start,
-                end=end,
-                precision=h.precision,
-                kind=h.kind,
-                vague=h.vague,
-            )
-        )
+        lo, hi = h.lo, h.hi
+        mentions.append(TimeMention(text[lo:hi], (lo, hi), start, end, h.precision, h.kind, h.vague))
     return mentions
 
 

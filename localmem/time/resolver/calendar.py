@@ -55,6 +55,11 @@ def add_months(d: date, n: int) -> date:
 
 
 @lru_cache(maxsize=_MEMO)
+def year_span(y: int, n: int = 1) -> tuple[datetime, datetime]:
+    return midnight(date(y, 1, 1)), midnight(date(y + n, 1, 1))
+
+
+@lru_cache(maxsize=_MEMO)
 def month_span(y: int, m: int, n: int = 1) -> tuple[datetime, datetime]:
     first = date(y, m, 1)
     return midnight(first), midnight(add_months(first, n))

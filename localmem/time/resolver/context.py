@@ -89,9 +89,13 @@ class Context:
         self.today = now.date()
         self.tz = tz
         self.date_order = date_order
-        self.southern = tz.key.startswith(lx.SOUTHERN_PREFIXES)
         self._clause_ends: list[int] | None = None  # found on the first tense question
         self._tenses: dict[int, str | None] = {}
+
+    @property
+    def southern(self) -> bool:
+        """Whether the zone is in the southern hemisphere (asked only by seasons)."""
+        return self.tz.key.startswith(lx.SOUTHERN_PREFIXES)
 
     @property
     def _clauses(self) -> list[int]:

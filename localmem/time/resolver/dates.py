@@ -15,6 +15,7 @@ from .calendar import (
     month_span,
     nth_week,
     part_of,
+    year_span,
 )
 from .context import WORD_END, Context, Hit, make_hit, register_rule
 
@@ -67,6 +68,8 @@ def two_digit_year(yy: int, ctx: Context, pos: int) -> int:
 
 
 def year_of(text: str) -> int:
+    if text.isdigit():  # "2019": nothing to normalise
+        return int(text)
     text = " ".join(text.replace(" and ", " ").split())
     if text.isdigit():
         return int(text)
@@ -463,7 +466,7 @@ def _year_alone(m: re.Match[str], ctx: Context) -> Hit | None:
     if m["pre"] in ("early", "mid", "late") or (m["pre"] or "").endswith(" of"):
         s, e = midnight(date(year, 1, 1)), midnight(date(year + 1, 1, 1))
         return part_of(m, s, e, m["pre"], "season")
-    hit = make_hit(m, midnight(date(year, 1, 1)), midnight(date(year + 1, 1, 1)), "year")
+    hit = make_hit(m, *year_span(year), "year")
     if m["pre"] in (
         "in",
         "since",

@@ -27,24 +27,8 @@ from .context import Context, Hit, make_hit, register_rule
     r"(?:the\s+)?(?P<w>day\s+before\s+yesterday|day\s+after\s+tomorrow|night\s+before\s+last)"
     r"|(?P<d>today|tonight|tonite|2nite|2night|yesterday|yday|tomorrow|tmrw|tmr|2moro|2morrow"
     r"|(?:this|last|tomorrow|yesterday)\s+(?:morning|afternoon|evening|night))",
-    when=(
-        "today",
-        "tonight",
-        "tonite",
-        "nite",
-        "night",
-        "yesterday",
-        "yday",
-        "tomorrow",
-        "tmrw",
-        "tmr",
-        "moro",
-        "morrow",
-        "morning",
-        "afternoon",
-        "evening",
-        "day",
-    ),
+    when=("today", "tonight", "tonite", "nite", "night", "yesterday", "yday", "tomorrow", "tmrw", "tmr",
+          "moro", "morrow", "morning", "afternoon", "evening", "day"),
 )
 def _day_word(m: re.Match[str], ctx: Context) -> Hit | None:
     """today, yesterday, the day before yesterday, tonight, this morning, last night."""
@@ -54,28 +38,16 @@ def _day_word(m: re.Match[str], ctx: Context) -> Hit | None:
         offset = -2 if "before" in m["w"] else 2
         return make_hit(m, *day_span(ctx.today + timedelta(days=offset)), "day")
     word = m["d"].split()
-    offsets = {
-        "today": 0,
-        "tonight": 0,
-        "tonite": 0,
-        "2nite": 0,
-        "2night": 0,
-        "this": 0,
-        "yesterday": -1,
-        "yday": -1,
-        "last": -1,
-        "tomorrow": 1,
-        "tmrw": 1,
-        "tmr": 1,
-        "2moro": 1,
-        "2morrow": 1,
-    }
-    d = ctx.today + timedelta(days=offsets[word[0]])
+    d = ctx.today + timedelta(days=_DAY_OFFSETS[word[0]])
     tonight = ("tonight", "tonite", "2nite", "2night")
     if len(word) == 1 and word[0] not in tonight:
         return make_hit(m, *day_span(d), "day")
     part = "tonight" if word[0] in tonight or word == ["last", "night"] else word[-1]
     return _part_of_day(m, d, part)
+
+
+_DAY_OFFSETS = {"today": 0, "tonight": 0, "tonite": 0, "2nite": 0, "2night": 0, "this": 0, "yesterday": -1,
+                "yday": -1, "last": -1, "tomorrow": 1, "tmrw": 1, "tmr": 1, "2moro": 1, "2morrow": 1}
 
 
 def _part_of_day(m: re.Match[str], d: date, part: str) -> Hit:
@@ -84,6 +56,7 @@ def _part_of_day(m: re.Match[str], d: date, part: str) -> Hit:
     return make_hit(m, base + timedelta(hours=lo), base + timedelta(hours=hi), "part_of_day")
 
 
+_HABIT_BEFORE = re.compile(r"\b(?:every|each)\s+$")
 _REL = r"(?P<mod>this\s+past|this\s+coming|this|current|last|next|past|coming|upcoming|previous|following)"
 
 
@@ -96,7 +69,7 @@ _REL = r"(?P<mod>this\s+past|this\s+coming|this|current|last|next|past|coming|up
 def _weekday(m: re.Match[str], ctx: Context) -> Hit | None:
     """Friday, last Friday, next Monday, this past Wednesday, Friday morning."""
     before = ctx.text[max(0, m.start() - 8) : m.start()]
-    if re.search(r"\b(?:every|each)\s+$", before):
+    if _HABIT_BEFORE.search(before):
         return None  # a habit, not a day
     wd = lx.WEEKDAYS[m["wd"].rstrip(".")]
     mod = " ".join((m["mod"] or "").split())

@@ -111,15 +111,18 @@ class Context:
         if lo in self._tenses:
             return self._tenses[lo]
         hi = ends[i] if i < len(ends) else len(self.text)
-        clause = self.text[lo:hi]
-        marks = [(m.start(), "future") for m in _FUTURE.finditer(clause)]
-        marks += [
-            (m.start(), "past") for m in _PAST.finditer(clause) if m.group().strip("'") not in _NOT_PAST
-        ]
-        if not marks:
-            found = None
-        else:
-            found = min(marks, key=lambda mk: abs(mk[0] + lo - pos))[1]
+        # Searched in place (pos, endpos), not in a slice: a clause starts after a space or before a
+        # non-letter, so the word edges the markers open with fall the same; the end is the slice's.
+        # The nearest marker wins, the first found (future before past) on a tie.
+        found, near = None, -1
+        for m in _FUTURE.finditer(self.text, lo, hi):
+            d = abs(m.start() - pos)
+            if near < 0 or d < near:
+                found, near = "future", d
+        for m in _PAST.finditer(self.text, lo, hi):
+            d = abs(m.start() - pos)
+            if (near < 0 or d < near) and m.group().strip("'") not in _NOT_PAST:
+                found, near = "past", d
         self._tenses[lo] = found
         return found
 

@@ -1501,3 +1501,20 @@ def test_a_sentence_start_is_read_from_a_window_before_the_phrase() -> None:
 def test_a_message_sent_at_the_edge_of_the_calendar_has_no_phrases(sent_at: datetime, tz: str) -> None:
     """If the zone puts the send instant's local date outside years 1..9999, nothing resolves (no error)."""
     assert find_times("yesterday at 3pm, 0 or 12 June", sent_at=sent_at, tz=tz) == []
+
+
+MARKER_VOCAB = ["had", "hadn't", "was", "wasn't", "xed", "ed", "b", "booked", "'", "ok", "é", "9", "_", "-",
+                "going", "to", "go"]
+
+
+@given(words=st.lists(st.sampled_from(MARKER_VOCAB), max_size=8), glue=st.sampled_from([" ", "", "'", "-"]))
+def test_branches_regrouped_by_first_letter_match_the_plain_alternation(words: list[str], glue: str) -> None:
+    """The tense markers' regrouping (one literal-first branch per letter) finds the same spans and
+    words as ``\\b(?:...)\\b`` with the branches in their order, the catch-all last."""
+    from localmem.time.resolver.context import at_word_start
+
+    text = glue.join(words)
+    branches = ["had", "hadn't", "was", r"going\s+to", "go"]
+    plain = re.compile(r"\b(?:" + "|".join(branches) + r"|[a-z]{2,}ed)\b")
+    regrouped = re.compile(at_word_start(branches, then=r"[a-z]+ed"))
+    assert [m.span() for m in regrouped.finditer(text)] == [m.span() for m in plain.finditer(text)]

@@ -52,23 +52,46 @@ _PAST_WORDS = (
 )
 
 
+def at_word_start(branches: list[str], then: str = "") -> str:
+    """``\\b(?:b1|b2|...)\\b`` (each branch opening with a lower-case letter; ``then`` tried last
+    after that letter, for every letter) as one branch per first letter, ``w(?<=\\bw)(?:ill|on't)\\b``,
+    each letter's branches in their order. The same matches, but every branch opens with a
+    literal, so ``re`` skips to the letters that can start one instead of trying every position."""
+    groups: dict[str, list[str]] = {c: [] for c in "abcdefghijklmnopqrstuvwxyz"} if then else {}
+    for branch in branches:
+        assert "a" <= branch[0] <= "z" and branch[1:2] not in ("?", "*", "+", "{"), branch
+        groups.setdefault(branch[0], []).append(branch[1:])
+    return "|".join(
+        rf"{c}(?<=\b{c})(?:{'|'.join(rest + ([then] if then else []))})\b" for c, rest in groups.items()
+    )
+
+
+_HAD_AFTER = (  # after "'d", a participle or an adverb makes it "had"
+    "|".join(_PAST_WORDS.split()) + r"|been|seen|gone|eaten|taken|given|driven|written"
+    r"|ridden|broken|chosen|spoken|forgotten|gotten|never|already|just|\w+ed"
+)
+
+
 _FUTURE = re.compile(
-    r"\b(?:will|shall|won't|gonna|going\s+to|plan(?:s|ning)?\s+to|want(?:s|ed)?\s+to|wanna|"
-    r"need(?:s)?\s+to|have\s+to|has\s+to|hop(?:e|es|ing)\s+to|would\s+like|let's|lets|let\s+us|"
-    r"can\s+we|could\s+we|should\s+we|can\s+you|could\s+you|schedul\w*|book(?:ed|ing)?|remind|"
-    r"set\s+up|arrang\w*|registered|signed\s+up|due|deadline|upcoming|coming\s+up|"
-    r"(?:i'm|im|i\s+am|we're|we\s+are|you're|you\s+are|he's|she's|they're|is|are|am)\s+\w+ing"
-    r"|would|see\s+(?:you|ya)|looking\s+forward|can'?t\s+wait)\b|'ll\b"
+    at_word_start([
+        "will", "shall", "won't", "gonna", r"going\s+to", r"plan(?:s|ning)?\s+to", r"want(?:s|ed)?\s+to",
+        "wanna", r"need(?:s)?\s+to", r"have\s+to", r"has\s+to", r"hop(?:e|es|ing)\s+to", r"would\s+like",
+        "let's", "lets", r"let\s+us", r"can\s+we", r"could\s+we", r"should\s+we", r"can\s+you",
+        r"could\s+you", r"schedul\w*", "book(?:ed|ing)?", "remind", r"set\s+up", r"arrang\w*", "registered",
+        r"signed\s+up", "due", "deadline", "upcoming", r"coming\s+up",
+        *(rf"{w}\s+\w+ing" for w in ("i'm", "im", r"i\s+am", "we're", r"we\s+are", "you're", r"you\s+are",
+                                     "he's", "she's", "they're", "is", "are", "am")),
+        "would", r"see\s+(?:you|ya)", r"looking\s+forward", r"can'?t\s+wait",
+    ])
+    + r"|'ll\b"
     # "she said she'd come on Friday": 'd before a bare verb is "would", the future of its clause
-    r"|'d\s+(?!(?:" + "|".join(_PAST_WORDS.split()) + r"|been|seen|gone|eaten|taken|given|driven|written"
-    r"|ridden|broken|chosen|spoken|forgotten|gotten|never|already|just|\w+ed)\b)[a-z]+"
+    + r"|'d\s+(?!(?:" + _HAD_AFTER + r")\b)[a-z]+"
 )
 
 
 _PAST = re.compile(
-    r"\b(?:" + "|".join(_PAST_WORDS.split()) + r"|[a-z]{2,}ed)\b|'ve\b"
-    r"|'d(?=\s+(?:(?:" + "|".join(_PAST_WORDS.split()) + r"|been|seen|gone|eaten|taken|given|driven|written"
-    r"|ridden|broken|chosen|spoken|forgotten|gotten|never|already|just|\w+ed)\b|[^a-z\s]|$))"
+    at_word_start(_PAST_WORDS.split(), then=r"[a-z]+ed")
+    + r"|'ve\b|'d(?=\s+(?:(?:" + _HAD_AFTER + r")\b|[^a-z\s]|$))"
 )
 
 

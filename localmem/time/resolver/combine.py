@@ -18,7 +18,7 @@ from .calendar import (
     weekday_from,
     years_later,
 )
-from .context import Context, Hit, Rule, digit_shapes, rules_for
+from .context import Context, Hit, Rule, at_word_start, digit_shapes, rules_for
 from .relative import CLOCK, DURATION, clock_parts, counted_offset
 
 _WORD = re.compile(r"[a-z]+")
@@ -66,18 +66,21 @@ _DATE_AFTER_WEEKDAY = re.compile(r"[\s,(-]*")
 _RANGE_GAP = re.compile(r"\s*(?:-|–|—|~|to|till|til|until|through|thru|and|through\s+to|up\s+to)\s*$")
 
 
-_RANGE_LEAD = re.compile(r"\b(?:from|between)\s+$")
+# The look-backs searched for every atom open with a literal (``at_word_start``): the same
+# matches as "\b(?:from|between)\s+$" and so on, found without trying every position.
+_RANGE_LEAD = re.compile("(?:" + at_word_start(["from", "between"]) + r")\s+$")
 
 
-_SINCE_LEAD = re.compile(
-    r"\b(?:ever\s+since|since|starting(?:\s+(?:from|on|in))?|beginning(?:\s+(?:on|in))?|as\s+of|after)\s+$"
-)
+_SINCE_LEAD = re.compile("(?:" + at_word_start([
+    r"ever\s+since", "since", r"starting(?:\s+(?:from|on|in))?", r"beginning(?:\s+(?:on|in))?", r"as\s+of",
+    "after",
+]) + r")\s+$")
 
 
 _UNTIL_LEAD = re.compile(r"\b(?P<w>up\s+until|until|till|til|'til|up\s+to|through|thru|by|before)\s+$")
 
 
-_PREP_LEAD = re.compile(r"\b(?:on|in|at|during|over|throughout)\s+$")
+_PREP_LEAD = re.compile("(?:" + at_word_start(["on", "in", "at", "during", "over", "throughout"]) + r")\s+$")
 
 
 _WEEK_OF = re.compile(

@@ -19,8 +19,14 @@ from hypothesis import strategies as st
 
 import localmem
 from localmem.time.resolver import TimeMention, find_times, rewrite
-from localmem.time.resolver.combine import candidate_rules, digit_run
-from localmem.time.resolver.context import all_rules, has_trigger, trigger_pattern, trigger_words
+from localmem.time.resolver.combine import candidate_rules
+from localmem.time.resolver.context import (
+    all_rules,
+    digit_shapes,
+    has_trigger,
+    trigger_pattern,
+    trigger_words,
+)
 from localmem.time.resolver.firstchar import first_chars
 
 WED = "2025-06-18T15:00:00+02:00"  # Wednesday, mid-afternoon in Berlin
@@ -986,6 +992,7 @@ TRIGGER_VOCAB = sorted(trigger_words() | {
     "the", "on", "in", "of", "a", "I", "ran", "will", "from", "to", "since", "until", "by", "at", "and",
     "2019", "12", "3pm", "5/6", "10:30", "07.04.2021", "1990s", "'80s", "Q3", "H1", "20161016", "-", ",", "'",
     "7", "123", "90s", "4th", "11", "2016", "87", "3-7-27", "1865", "29th", "4-22",
+    "7pm", "7 p.m.", "9:05", "1980's", "80 s", "3.4", "12/25/2024", "st", "on the 5", "the 21st",
 })
 
 
@@ -993,9 +1000,32 @@ TRIGGER_VOCAB = sorted(trigger_words() | {
                                            ("in 2019", 4), ("20161016", 4)])
 def test_the_index_counts_digits_in_a_row(text: str, run: int) -> None:
     """Rules that need a year (four digits in a row) are not woken by "room 7"."""
-    assert digit_run(text) == run
     woken = candidate_rules(text)
     assert all(r.digits <= run for r in woken if not (r.when & set(text.split())))
+
+
+@pytest.mark.parametrize(("text", "woken", "asleep"), [
+    ("room 7 is free", set(), {"_numeric_date", "_decade", "_clock_time", "_day_of_month"}),
+    ("we won 3-2", {"_numeric_date"}, {"_clock_time", "_decade"}),
+    ("back in the 90s", {"_decade", "_day_of_month"}, {"_numeric_date", "_clock_time"}),
+    ("at 7pm or 19:30", {"_clock_time"}, {"_decade", "_numeric_date"}),
+    ("no digits here", set(), {"_numeric_date", "_decade", "_clock_time", "_day_of_month"}),
+])
+def test_a_digit_rule_wakes_only_for_its_shape(text: str, woken: set[str], asleep: set[str]) -> None:
+    """A rule's digit shape, not any digit, wakes it: "room 7" holds no date's shape."""
+    names = {r.handler.__name__ for r in candidate_rules(text)}
+    assert woken <= names and not (asleep & names), names
+    assert (digit_shapes(text) == 0) == (not woken)  # none of these texts holds a year's four digits
+
+
+def test_every_digit_shape_holds_a_digit_and_its_digits_in_a_row() -> None:
+    """A shape is a necessary condition for a match holding digits: it holds a digit (the pre-filter
+    lets a message through on a digit) and as many in a row as the rule says its matches hold."""
+    for rule in all_rules():
+        if rule.digits:
+            assert re.search(r"\\d", rule.shape), rule.handler.__name__
+        else:
+            assert rule.shape == "", rule.handler.__name__
 
 
 @given(words=st.lists(st.sampled_from(TRIGGER_VOCAB), max_size=10),
@@ -1471,3 +1501,20 @@ def test_a_sentence_start_is_read_from_a_window_before_the_phrase() -> None:
 def test_a_message_sent_at_the_edge_of_the_calendar_has_no_phrases(sent_at: datetime, tz: str) -> None:
     """If the zone puts the send instant's local date outside years 1..9999, nothing resolves (no error)."""
     assert find_times("yesterday at 3pm, 0 or 12 June", sent_at=sent_at, tz=tz) == []
+
+
+MARKER_VOCAB = ["had", "hadn't", "was", "wasn't", "xed", "ed", "b", "booked", "'", "ok", "é", "9", "_", "-",
+                "going", "to", "go"]
+
+
+@given(words=st.lists(st.sampled_from(MARKER_VOCAB), max_size=8), glue=st.sampled_from([" ", "", "'", "-"]))
+def test_branches_regrouped_by_first_letter_match_the_plain_alternation(words: list[str], glue: str) -> None:
+    """The tense markers' regrouping (one literal-first branch per letter) finds the same spans and
+    words as ``\\b(?:...)\\b`` with the branches in their order, the catch-all last."""
+    from localmem.time.resolver.context import at_word_start
+
+    text = glue.join(words)
+    branches = ["had", "hadn't", "was", r"going\s+to", "go"]
+    plain = re.compile(r"\b(?:" + "|".join(branches) + r"|[a-z]{2,}ed)\b")
+    regrouped = re.compile(at_word_start(branches, then=r"[a-z]+ed"))
+    assert [m.span() for m in regrouped.finditer(text)] == [m.span() for m in plain.finditer(text)]

@@ -140,6 +140,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, tzinfo
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from ...errors import InvalidInputError, NaiveDatetimeError
@@ -161,9 +162,10 @@ def _fold_case(text: str) -> str:
     return low
 
 
-def _aware(at: datetime | None, tz: ZoneInfo) -> datetime | None:
-    if at is None:
-        return None
+@lru_cache(maxsize=4096)
+def _local(at: datetime, fold: int, tz: ZoneInfo) -> datetime:
+    """The naive wall time ``at`` in ``tz``, aware (pure: memoised, as the same days recur;
+    ``fold`` is in the key because equal naive times with another fold name another instant)."""
     # Round-trip through UTC moves a wall time inside a DST gap to the first that exists.
     return at.replace(tzinfo=tz).astimezone(UTC_ZONE).astimezone(tz)
 
@@ -214,20 +216,12 @@ def find_times(
         if not h.standalone:
             continue
         try:
-            start, end = _aware(h.start, z), _aware(h.end, z)
+            start = None if h.start is None else _local(h.start, h.start.fold, z)
+            end = None if h.end is None else _local(h.end, h.end.fold, z)
         except OverflowError:  # year 1 or 9999 pushed out of range by the zone's offset
             continue
-        mentions.append(
-            TimeMention(
-                phrase=text[h.lo : h.hi],
-                span=(h.lo, h.hi),
-                start=start,
-                end=end,
-                precision=h.precision,
-                kind=h.kind,
-                vague=h.vague,
-            )
-        )
+        lo, hi = h.lo, h.hi
+        mentions.append(TimeMention(text[lo:hi], (lo, hi), start, end, h.precision, h.kind, h.vague))
     return mentions
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime, timedelta
+from functools import lru_cache
 
 from .context import Hit, make_hit
 
@@ -36,16 +37,29 @@ def midnight(d: date) -> datetime:
     return datetime(d.year, d.month, d.day)  # noqa: DTZ001
 
 
+# The helpers below are pure and immutable in what they return, and a chat log names the same
+# few days over and over: each is memoised (a bounded cache, so a long run cannot grow it).
+_MEMO = 4096
+
+
+@lru_cache(maxsize=_MEMO)
 def day_span(d: date, n: int = 1) -> tuple[datetime, datetime]:
     return midnight(d), midnight(d + timedelta(days=n))
 
 
+@lru_cache(maxsize=_MEMO)
 def add_months(d: date, n: int) -> date:
     y, m = divmod(d.year * 12 + d.month - 1 + n, 12)
     last = (date(y + (m == 11), (m + 1) % 12 + 1, 1) - ONE_DAY).day
     return date(y, m + 1, min(d.day, last))
 
 
+@lru_cache(maxsize=_MEMO)
+def year_span(y: int, n: int = 1) -> tuple[datetime, datetime]:
+    return midnight(date(y, 1, 1)), midnight(date(y + n, 1, 1))
+
+
+@lru_cache(maxsize=_MEMO)
 def month_span(y: int, m: int, n: int = 1) -> tuple[datetime, datetime]:
     first = date(y, m, 1)
     return midnight(first), midnight(add_months(first, n))

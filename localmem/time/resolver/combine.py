@@ -18,43 +18,32 @@ from .calendar import (
     weekday_from,
     years_later,
 )
-from .context import Context, Hit, Rule, rules_for
+from .context import Context, Hit, Rule, at_word_start, digit_shapes, rules_for
 from .relative import CLOCK, DURATION, clock_parts, counted_offset
 
 _WORD = re.compile(r"[a-z]+")
 _DIGIT = re.compile(r"\d")
 
 
-_DIGITS_2 = re.compile(r"\d\d")
-_DIGITS_4 = re.compile(r"\d{4}")
-
-
-def digit_run(text: str) -> int:
-    """How many digits in a row ``text`` holds, as the rule index counts: 0, 1, 2 or 4 (for four
-    or more; three counts as two)."""
-    if _DIGIT.search(text) is None:
-        return 0
-    if _DIGITS_2.search(text) is None:
-        return 1
-    return 4 if _DIGITS_4.search(text) is not None else 2
-
-
 def candidate_rules(text: str) -> list[Rule]:
     """The rules worth running on ``text`` (lower-cased): those its words or digits can wake."""
-    return rules_for(set(_WORD.findall(text)), digit_run(text))
+    return rules_for(set(_WORD.findall(text)), digit_shapes(text))
 
 
 def scan(ctx: Context, rules: list[Rule]) -> list[Hit]:
     found: list[Hit] = []
+    text = ctx.text
     for rule in rules:
-        pattern, handler = rule.pattern, rule.handler
-        for m in pattern.finditer(ctx.text):
+        handler = rule.handler
+        for m in rule.pattern.finditer(text):
             try:
                 hit = handler(m, ctx)
             except (ValueError, OverflowError):  # arithmetic past year 9999 or before year 1
                 continue
             if hit is not None:
                 found.append(hit)
+    if len(found) < 2:
+        return found
     found.sort(key=lambda h: (-(h.hi - h.lo), h.lo))
     # Longest first; a phrase is kept when it overlaps none kept so far. The kept ones are
     # disjoint, so their starts (sorted) find the only two neighbours that could overlap.
@@ -77,18 +66,21 @@ _DATE_AFTER_WEEKDAY = re.compile(r"[\s,(-]*")
 _RANGE_GAP = re.compile(r"\s*(?:-|–|—|~|to|till|til|until|through|thru|and|through\s+to|up\s+to)\s*$")
 
 
-_RANGE_LEAD = re.compile(r"\b(?:from|between)\s+$")
+# The look-backs searched for every atom open with a literal (``at_word_start``): the same
+# matches as "\b(?:from|between)\s+$" and so on, found without trying every position.
+_RANGE_LEAD = re.compile("(?:" + at_word_start(["from", "between"]) + r")\s+$")
 
 
-_SINCE_LEAD = re.compile(
-    r"\b(?:ever\s+since|since|starting(?:\s+(?:from|on|in))?|beginning(?:\s+(?:on|in))?|as\s+of|after)\s+$"
-)
+_SINCE_LEAD = re.compile("(?:" + at_word_start([
+    r"ever\s+since", "since", r"starting(?:\s+(?:from|on|in))?", r"beginning(?:\s+(?:on|in))?", r"as\s+of",
+    "after",
+]) + r")\s+$")
 
 
 _UNTIL_LEAD = re.compile(r"\b(?P<w>up\s+until|until|till|til|'til|up\s+to|through|thru|by|before)\s+$")
 
 
-_PREP_LEAD = re.compile(r"\b(?:on|in|at|during|over|throughout)\s+$")
+_PREP_LEAD = re.compile("(?:" + at_word_start(["on", "in", "at", "during", "over", "throughout"]) + r")\s+$")
 
 
 _WEEK_OF = re.compile(
@@ -360,13 +352,7 @@ def _refine(ctx: Context, h: Hit) -> None:
     """Leading and trailing words that change an atom: since, until, the day after, 3 weeks before, at 7pm."""
     text = ctx.text
     window = max(0, h.lo - 40)
-    before = text[window : h.lo]  # cheap word checks spare most of the lead patterns below
-
-    def near(*words: str) -> bool:
-        for w in words:  # a loop, not any() over a generator: this runs ~6 times an atom
-            if w in before:
-                return True
-        return False
+    before = text[window : h.lo]  # cheap word checks (inline, as this runs per atom) spare most lead patterns
 
     if h.kind == "point" and h.start is not None and h.end is not None:
         if h.precision == "day" and h.end - h.start == ONE_DAY:
@@ -379,7 +365,7 @@ def _refine(ctx: Context, h: Hit) -> None:
                 m = _CLOCK_AFTER.match(text, h.hi)
                 mb = (
                     _CLOCK_BEFORE.search(text, window, h.lo)
-                    if _DIGIT.search(before) or near("noon", "midday", "midnight")
+                    if _DIGIT.search(before) or "noon" in before or "midday" in before or "midnight" in before
                     else None
                 )
                 if m or mb:
@@ -410,7 +396,7 @@ def _refine(ctx: Context, h: Hit) -> None:
                         h.start = day
                         _at_clock(h, cand, minute, precision, (m or mh).end())  # type: ignore[union-attr]
                         break
-        m = _WEEK_OF.search(text, window, h.lo) if near("week", "w/c") else None
+        m = _WEEK_OF.search(text, window, h.lo) if "week" in before or "w/c" in before else None
         if m and h.precision == "day":
             if m["a"] and m["a"].startswith("a"):  # "a week starting tomorrow": seven days from it
                 h.end, h.kind, h.lo = h.start + timedelta(days=7), "range", m.start()
@@ -419,7 +405,11 @@ def _refine(ctx: Context, h: Hit) -> None:
             h.start, h.end = day_span(week_start(h.start.date()), 7)
             h.precision, h.lo = "week", m.start()
             return
-        m = _SPAN_FROM.search(text, window, h.lo) if near("from", "starting", "beginning", "as of") else None
+        m = (
+            _SPAN_FROM.search(text, window, h.lo)
+            if "from" in before or "starting" in before or "beginning" in before or "as of" in before
+            else None
+        )
         if m and (m["for"] or m["how"] != "from"):
             moved = counted_offset(m, ctx, h.start, 1, m.group())
             if moved is not None and moved.start is not None:
@@ -428,7 +418,8 @@ def _refine(ctx: Context, h: Hit) -> None:
                 return
         m = (
             _COUNT_AROUND.search(text, window, h.lo)
-            if near("before", "after", "from", "since", "prior")
+            if "before" in before or "after" in before or "from" in before or "since" in before
+            or "prior" in before
             else None
         )
         if m and RANK[h.precision] > RANK["day"]:
@@ -453,7 +444,11 @@ def _refine(ctx: Context, h: Hit) -> None:
                 h.start, h.end, h.precision, h.vague = moved.start, moved.end, moved.precision, moved.vague
                 h.lo, h.counted = m.start(), True
                 return
-        m = _UNIT_AROUND.search(text, window, h.lo) if near("before", "after", "following", "prior") else None
+        m = (
+            _UNIT_AROUND.search(text, window, h.lo)
+            if "before" in before or "after" in before or "following" in before or "prior" in before
+            else None
+        )
         if m:
             _adjacent(h, m["u"], -1 if m["dir"] in ("before", "prior to") else 1)
             h.lo = m.start()
@@ -461,7 +456,8 @@ def _refine(ctx: Context, h: Hit) -> None:
     if h.kind in ("point", "range") and h.start is not None:
         m = (
             _UNTIL_LEAD.search(text, window, h.lo)
-            if near("til", "up to", "through", "thru", "by", "before")
+            if "til" in before or "up to" in before or "through" in before or "thru" in before
+            or "by" in before or "before" in before
             else None
         )
         if m and h.standalone and not h.present:  # "what are you up to now?"
@@ -474,7 +470,8 @@ def _refine(ctx: Context, h: Hit) -> None:
             return
         m = (
             _SINCE_LEAD.search(text, window, h.lo)
-            if near("since", "start", "beginning", "as of", "after")
+            if "since" in before or "start" in before or "beginning" in before or "as of" in before
+            or "after" in before
             else None
         )
         if m and h.kind == "point":

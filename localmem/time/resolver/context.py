@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from . import lexicon as lx
@@ -34,7 +35,12 @@ class Hit:
     anaphor: int = 0  # "the next day" (+1), "the day before" (-1): a day from the day named before it
 
 
-_CLAUSE_BREAK = re.compile(r"[.!?;\n]+(?:\s|$)|\bbut\b|,\s*(?:and|so|then)\b")
+#: Where a clause ends. Every branch opens with a literal, so ``re`` skips to those characters
+#: instead of trying each position ("\bbut" is written "b(?<=\bb)ut": the same edge).
+_CLAUSE_BREAK = re.compile(
+    r"\.[.!?;\n]*(?:\s|$)|![.!?;\n]*(?:\s|$)|\?[.!?;\n]*(?:\s|$)|;[.!?;\n]*(?:\s|$)|\n[.!?;\n]*(?:\s|$)"
+    r"|b(?<=\bb)ut\b|,\s*(?:and|so|then)\b"
+)
 
 
 _PAST_WORDS = (
@@ -46,23 +52,46 @@ _PAST_WORDS = (
 )
 
 
+def at_word_start(branches: list[str], then: str = "") -> str:
+    """``\\b(?:b1|b2|...)\\b`` (each branch opening with a lower-case letter; ``then`` tried last
+    after that letter, for every letter) as one branch per first letter, ``w(?<=\\bw)(?:ill|on't)\\b``,
+    each letter's branches in their order. The same matches, but every branch opens with a
+    literal, so ``re`` skips to the letters that can start one instead of trying every position."""
+    groups: dict[str, list[str]] = {c: [] for c in "abcdefghijklmnopqrstuvwxyz"} if then else {}
+    for branch in branches:
+        assert "a" <= branch[0] <= "z" and branch[1:2] not in ("?", "*", "+", "{"), branch
+        groups.setdefault(branch[0], []).append(branch[1:])
+    return "|".join(
+        rf"{c}(?<=\b{c})(?:{'|'.join(rest + ([then] if then else []))})\b" for c, rest in groups.items()
+    )
+
+
+_HAD_AFTER = (  # after "'d", a participle or an adverb makes it "had"
+    "|".join(_PAST_WORDS.split()) + r"|been|seen|gone|eaten|taken|given|driven|written"
+    r"|ridden|broken|chosen|spoken|forgotten|gotten|never|already|just|\w+ed"
+)
+
+
 _FUTURE = re.compile(
-    r"\b(?:will|shall|won't|gonna|going\s+to|plan(?:s|ning)?\s+to|want(?:s|ed)?\s+to|wanna|"
-    r"need(?:s)?\s+to|have\s+to|has\s+to|hop(?:e|es|ing)\s+to|would\s+like|let's|lets|let\s+us|"
-    r"can\s+we|could\s+we|should\s+we|can\s+you|could\s+you|schedul\w*|book(?:ed|ing)?|remind|"
-    r"set\s+up|arrang\w*|registered|signed\s+up|due|deadline|upcoming|coming\s+up|"
-    r"(?:i'm|im|i\s+am|we're|we\s+are|you're|you\s+are|he's|she's|they're|is|are|am)\s+\w+ing"
-    r"|would|see\s+(?:you|ya)|looking\s+forward|can'?t\s+wait)\b|'ll\b"
+    at_word_start([
+        "will", "shall", "won't", "gonna", r"going\s+to", r"plan(?:s|ning)?\s+to", r"want(?:s|ed)?\s+to",
+        "wanna", r"need(?:s)?\s+to", r"have\s+to", r"has\s+to", r"hop(?:e|es|ing)\s+to", r"would\s+like",
+        "let's", "lets", r"let\s+us", r"can\s+we", r"could\s+we", r"should\s+we", r"can\s+you",
+        r"could\s+you", r"schedul\w*", "book(?:ed|ing)?", "remind", r"set\s+up", r"arrang\w*", "registered",
+        r"signed\s+up", "due", "deadline", "upcoming", r"coming\s+up",
+        *(rf"{w}\s+\w+ing" for w in ("i'm", "im", r"i\s+am", "we're", r"we\s+are", "you're", r"you\s+are",
+                                     "he's", "she's", "they're", "is", "are", "am")),
+        "would", r"see\s+(?:you|ya)", r"looking\s+forward", r"can'?t\s+wait",
+    ])
+    + r"|'ll\b"
     # "she said she'd come on Friday": 'd before a bare verb is "would", the future of its clause
-    r"|'d\s+(?!(?:" + "|".join(_PAST_WORDS.split()) + r"|been|seen|gone|eaten|taken|given|driven|written"
-    r"|ridden|broken|chosen|spoken|forgotten|gotten|never|already|just|\w+ed)\b)[a-z]+"
+    + r"|'d\s+(?!(?:" + _HAD_AFTER + r")\b)[a-z]+"
 )
 
 
 _PAST = re.compile(
-    r"\b(?:" + "|".join(_PAST_WORDS.split()) + r"|[a-z]{2,}ed)\b|'ve\b"
-    r"|'d(?=\s+(?:(?:" + "|".join(_PAST_WORDS.split()) + r"|been|seen|gone|eaten|taken|given|driven|written"
-    r"|ridden|broken|chosen|spoken|forgotten|gotten|never|already|just|\w+ed)\b|[^a-z\s]|$))"
+    at_word_start(_PAST_WORDS.split(), then=r"[a-z]+ed")
+    + r"|'ve\b|'d(?=\s+(?:(?:" + _HAD_AFTER + r")\b|[^a-z\s]|$))"
 )
 
 
@@ -83,9 +112,13 @@ class Context:
         self.today = now.date()
         self.tz = tz
         self.date_order = date_order
-        self.southern = tz.key.startswith(lx.SOUTHERN_PREFIXES)
         self._clause_ends: list[int] | None = None  # found on the first tense question
         self._tenses: dict[int, str | None] = {}
+
+    @property
+    def southern(self) -> bool:
+        """Whether the zone is in the southern hemisphere (asked only by seasons)."""
+        return self.tz.key.startswith(lx.SOUTHERN_PREFIXES)
 
     @property
     def _clauses(self) -> list[int]:
@@ -101,37 +134,24 @@ class Context:
         if lo in self._tenses:
             return self._tenses[lo]
         hi = ends[i] if i < len(ends) else len(self.text)
-        clause = self.text[lo:hi]
-        marks = [(m.start(), "future") for m in _FUTURE.finditer(clause)]
-        marks += [
-            (m.start(), "past") for m in _PAST.finditer(clause) if m.group().strip("'") not in _NOT_PAST
-        ]
-        if not marks:
-            found = None
-        else:
-            found = min(marks, key=lambda mk: abs(mk[0] + lo - pos))[1]
+        # Searched in place (pos, endpos), not in a slice: a clause starts after a space or before a
+        # non-letter, so the word edges the markers open with fall the same; the end is the slice's.
+        # The nearest marker wins, the first found (future before past) on a tie.
+        found, near = None, -1
+        for m in _FUTURE.finditer(self.text, lo, hi):
+            d = abs(m.start() - pos)
+            if near < 0 or d < near:
+                found, near = "future", d
+        for m in _PAST.finditer(self.text, lo, hi):
+            d = abs(m.start() - pos)
+            if (near < 0 or d < near) and m.group().strip("'") not in _NOT_PAST:
+                found, near = "past", d
         self._tenses[lo] = found
         return found
 
     def pick_date(self, month: int, day: int, pos: int, direction: str | None = None) -> date | None:
         """The year-less date ``month``/``day`` nearest today in the clause's direction."""
-        direction = direction or self.tense(pos)
-        y = self.today.year
-        options = []
-        for year in range(y - 4, y + 5):
-            try:
-                options.append(date(year, month, day))
-            except ValueError:
-                continue
-        if not options:
-            return None
-        if direction == "past":
-            past = [d for d in options if d <= self.today]
-            return max(past) if past else min(options)
-        if direction == "future":
-            future = [d for d in options if d >= self.today]
-            return min(future) if future else max(options)
-        return min(options, key=lambda d: (abs((d - self.today).days), d > self.today))
+        return _pick_date(self.today, month, day, direction or self.tense(pos))
 
     def pick_month(self, month: int, pos: int, direction: str | None = None) -> int:
         """The year of the year-less ``month`` in the clause's direction."""
@@ -154,6 +174,27 @@ class Context:
         return self.today + timedelta(days=(wd - self.today.weekday() - 1) % 7 + 1)
 
 
+@lru_cache(maxsize=4096)
+def _pick_date(today: date, month: int, day: int, direction: str | None) -> date | None:
+    """What :meth:`Context.pick_date` answers: pure in its arguments, so memoised."""
+    y = today.year
+    options = []
+    for year in range(y - 4, y + 5):
+        try:
+            options.append(date(year, month, day))
+        except ValueError:
+            continue
+    if not options:
+        return None
+    if direction == "past":
+        past = [d for d in options if d <= today]
+        return max(past) if past else min(options)
+    if direction == "future":
+        future = [d for d in options if d >= today]
+        return min(future) if future else max(options)
+    return min(options, key=lambda d: (abs((d - today).days), d > today))
+
+
 _Handler = Callable[[re.Match[str], "Context"], "Hit | None"]
 
 
@@ -164,24 +205,41 @@ class Rule:
     when: frozenset[str]
     digits: int  # the digits in a row a match holds (0: it may hold none, and words wake it)
     gate: str = ""  # the look-ahead after the word edge: what a match can begin with ("" none)
+    shape: str = ""  # what every match holding a digit contains ("" when no digit wakes the rule)
 
 
 _RULES: list[Rule] = []
 _BY_WORD: dict[str, list[int]] = {}  # trigger word -> the rules (by index) it wakes
-_BY_DIGIT: list[int] = []
-_DIGIT_RUN: dict[int, int] = {}  # rule index -> the digits in a row it needs
+_SHAPES: dict[str, tuple[re.Pattern[str], list[int]]] = {}  # digit shape -> its pattern, the rules it wakes
+_TRIGGERS: set[str] = set()  # every word in some rule's ``when`` (the keys of _BY_WORD, as a set)
 _PICKED: dict[tuple[frozenset[str], int], list[Rule]] = {}  # the rules_for answers seen so far
 _PICKED_MAX = 4096
 
 
-def rules_for(words: set[str], digit_run: int) -> list[Rule]:
-    """The rules a message with these words, and ``digit_run`` digits in a row at most (4 meaning
-    four or more), can match, in registration order."""
-    triggers = frozenset(w for w in words if w in _BY_WORD)
-    key = (triggers, min(digit_run, 4) if _BY_DIGIT else 0)
+def digit_shapes(text: str) -> int:
+    """Which of the registered digit shapes the lower-cased ``text`` holds, as a bit mask (bit i:
+    the i-th shape registered). A text with no digit holds none: every shape holds one."""
+    if not _SHAPES or _DIGIT.search(text) is None:
+        return 0
+    mask, bit = 0, 1
+    for pattern, _rules in _SHAPES.values():
+        if pattern.search(text) is not None:
+            mask |= bit
+        bit <<= 1
+    return mask
+
+
+def rules_for(words: set[str], shapes: int) -> list[Rule]:
+    """The rules a message with these words, holding the digit shapes ``shapes`` (a
+    :func:`digit_shapes` mask), can match, in registration order."""
+    triggers = frozenset(words & _TRIGGERS)
+    key = (triggers, shapes)
     rules = _PICKED.get(key)
     if rules is None:
-        picked = {i for i in _BY_DIGIT if _DIGIT_RUN[i] <= key[1]}
+        picked: set[int] = set()
+        for bit, (_pattern, woken) in enumerate(_SHAPES.values()):
+            if shapes >> bit & 1:
+                picked.update(woken)
         for word in triggers:
             picked.update(_BY_WORD[word])
         rules = [_RULES[i] for i in sorted(picked)]
@@ -222,7 +280,7 @@ def has_trigger(text: str) -> bool:
     """Whether the lower-cased ``text`` could wake any rule: a ``when`` word or, when some rule
     reads digits, a digit. A necessary condition only ("xmay" passes): a message failing it
     holds no time phrase, and the word index decides which rules run on one passing it."""
-    if _BY_DIGIT and _DIGIT.search(text) is not None:
+    if _SHAPES and _DIGIT.search(text) is not None:
         return True
     return trigger_pattern().search(text) is not None
 
@@ -234,11 +292,16 @@ WORD_END = r"(?![\w/]|[.:]\d)"  # ... and ends at one
 
 
 def register_rule(
-    pattern: str, *, when: Iterable[str] = (), digits: bool | int = False
+    pattern: str, *, when: Iterable[str] = (), digits: bool | int = False, shape: str = ""
 ) -> Callable[[_Handler], _Handler]:
     """Register a phrase rule. It runs only on a message holding one of the words ``when``
     or, with ``digits``, that many digits in a row (True: one; 4 for a rule whose every match
-    holds a year): a set lookup that spares most rules on most messages."""
+    holds a year): a set lookup that spares most rules on most messages.
+
+    ``shape`` sharpens ``digits``: a pattern that every match holding a digit contains (a
+    necessary condition, never a guess: "\\d0\\s?'?s" for "the 90s", "1980's"), so a message
+    whose digits are a price or a score does not wake the rule. It must hold a digit and imply
+    ``digits`` in a row; without it the shape is the digits in a row themselves."""
 
     def register(fn: _Handler) -> _Handler:
         index = len(_RULES)
@@ -247,12 +310,13 @@ def register_rule(
         gate = f"(?={first})" if first else ""
         full = _B + gate + body  # every branch starts and ends at a word edge
         run = int(digits)
-        _RULES.append(Rule(re.compile(full), fn, frozenset(when), run, gate))
+        digit_shape = (shape or (r"\d" if run == 1 else rf"\d{{{run}}}")) if run else ""
+        _RULES.append(Rule(re.compile(full), fn, frozenset(when), run, gate, digit_shape))
         for word in frozenset(when):
             _BY_WORD.setdefault(word, []).append(index)
-        if run:
-            _BY_DIGIT.append(index)
-            _DIGIT_RUN[index] = run
+            _TRIGGERS.add(word)
+        if digit_shape:
+            _SHAPES.setdefault(digit_shape, (re.compile(digit_shape), []))[1].append(index)
         _PICKED.clear()
         return fn
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime, time, timedelta
+from functools import lru_cache
 
 from . import lexicon as lx
 from .calendar import (
@@ -14,6 +15,7 @@ from .calendar import (
     month_span,
     nth_week,
     part_of,
+    year_span,
 )
 from .context import WORD_END, Context, Hit, make_hit, register_rule
 
@@ -66,6 +68,8 @@ def two_digit_year(yy: int, ctx: Context, pos: int) -> int:
 
 
 def year_of(text: str) -> int:
+    if text.isdigit():  # "2019": nothing to normalise
+        return int(text)
     text = " ".join(text.replace(" and ", " ").split())
     if text.isdigit():
         return int(text)
@@ -81,8 +85,11 @@ def year_of(text: str) -> int:
     return base + (lx.number(rest) or 0 if rest else 0)
 
 
+_MONEY_BEFORE, _LEADS = re.compile(r"[$£€]\s*$"), {"next": "future", "last": "past"}
+
+
 def yearless_day(m: re.Match[str], ctx: Context, month: int, day: int, year: str | None) -> Hit | None:
-    if not year and re.search(r"[$£€]\s*$", ctx.text[max(0, m.start() - 2) : m.start()]):
+    if not year and _MONEY_BEFORE.search(ctx.text[max(0, m.start() - 2) : m.start()]):
         return None
     if year:
         try:
@@ -101,7 +108,7 @@ def yearless_day(m: re.Match[str], ctx: Context, month: int, day: int, year: str
         if len(near) == 1:
             return make_hit(m, *day_span(near[0]), "day", yearless=True)
     lead = m.group().split(None, 1)[0]
-    direction = {"next": "future", "last": "past"}.get(lead)
+    direction = _LEADS.get(lead)
     picked = ctx.pick_date(month, day, m.start(), direction)
     if direction and picked == ctx.today:
         picked = ctx.pick_date(month, day, m.start() + 1, direction)
@@ -114,6 +121,7 @@ _LEAD_WD = rf"(?:(?:this|next|last|on)\s+)?(?:{lx.WEEKDAY}(?:,?\s+|\s*-\s*)(?:th
 
 
 _NAMED_WEEKDAY = re.compile(rf"(?:(?:this|next|last|on)\s+)?(?P<wd>{lx.WEEKDAY})(?![a-z])")
+_LEAD_WD_RE = re.compile(_LEAD_WD)
 
 
 def _weekday_of(year: int, month: int, day: int) -> int | None:
@@ -182,6 +190,7 @@ _FRACTION_AFTER = re.compile(
     rf"{_LEAD_WD}(?P<a>\d{{1,2}})(?:(?P<sep>[/.])(?P<b>\d{{1,2}})(?:(?P=sep)(?P<y>\d{{4}}|\d{{2}}))?"
     rf"|-(?P<b2>\d{{1,2}})(?:-(?P<y2>\d{{4}}|\d{{2}}))?)",
     digits=True,
+    shape=r"\d[/.-]\d",
 )
 def _numeric_date(m: re.Match[str], ctx: Context) -> Hit | None:
     """03/04, 3/4/2024, 21/04/16, 02-02-2020: month first unless date_order says day first."""
@@ -200,7 +209,7 @@ def _numeric_date(m: re.Match[str], ctx: Context) -> Hit | None:
         y = int(m["y2"])
         y = y if y >= 100 else two_digit_year(y, ctx, m.start())
         return yearless_day(m, ctx, *((b, a) if ctx.date_order == "DMY" or a > 12 else (a, b)), str(y))
-    if m["sep"] == "." and not m["y"] and not re.match(rf"{_LEAD_WD}", m.group()).group():  # type: ignore[union-attr]
+    if m["sep"] == "." and not m["y"] and not _LEAD_WD_RE.match(m.group()).group():  # type: ignore[union-attr]
         return None  # "7.6" alone is a decimal
     if (
         not m["y"]
@@ -244,8 +253,17 @@ def _mixed_date(m: re.Match[str], ctx: Context) -> Hit | None:
 def _weekday_day(m: re.Match[str], ctx: Context) -> Hit | None:
     """Monday 21, Thursday the 21st: the nearest month where that day is that weekday."""
     wd, day = lx.WEEKDAYS[m["wd"].rstrip(".")], lx.day_number(m["d"])
-    direction = ctx.tense(m.start())
-    first = ctx.today.replace(day=1)
+    chosen = _weekday_day_near(ctx.today, wd, day, ctx.tense(m.start()))
+    if chosen is None:
+        return None
+    return make_hit(m, *day_span(chosen), "day", yearless=True)
+
+
+@lru_cache(maxsize=4096)
+def _weekday_day_near(today: date, wd: int, day: int, direction: str | None) -> date | None:
+    """The day ``day`` of a month within 14 of today's that falls on weekday ``wd``, nearest today
+    in ``direction``: pure, so memoised (it walks 29 months)."""
+    first = today.replace(day=1)
     options = []
     for step in range(-14, 15):
         month = add_months(first, step)
@@ -256,12 +274,12 @@ def _weekday_day(m: re.Match[str], ctx: Context) -> Hit | None:
         if d.weekday() == wd:
             options.append(d)
     if direction == "past":
-        options = [d for d in options if d <= ctx.today] or options
+        options = [d for d in options if d <= today] or options
     elif direction == "future":
-        options = [d for d in options if d >= ctx.today] or options
+        options = [d for d in options if d >= today] or options
     if not options:
         return None
-    return make_hit(m, *day_span(min(options, key=lambda d: abs((d - ctx.today).days))), "day", yearless=True)
+    return min(options, key=lambda d: abs((d - today).days))
 
 
 @register_rule(r"(?P<y>(?:19|20)\d\d)(?P<mo>0[1-9]|1[0-2])(?P<d>0[1-9]|[12]\d|3[01])", digits=4)
@@ -448,7 +466,7 @@ def _year_alone(m: re.Match[str], ctx: Context) -> Hit | None:
     if m["pre"] in ("early", "mid", "late") or (m["pre"] or "").endswith(" of"):
         s, e = midnight(date(year, 1, 1)), midnight(date(year + 1, 1, 1))
         return part_of(m, s, e, m["pre"], "season")
-    hit = make_hit(m, midnight(date(year, 1, 1)), midnight(date(year + 1, 1, 1)), "year")
+    hit = make_hit(m, *year_span(year), "year")
     if m["pre"] in (
         "in",
         "since",
@@ -478,6 +496,7 @@ def _year_alone(m: re.Match[str], ctx: Context) -> Hit | None:
     r"|(?<=the\s)(?P<w2k>two\s+thousands|noughties|aughts|(?:twenty|two\s+thousand\s+and)[\s-]+(?P<wt>tens|twenties)))",
     when=(*lx.DECADE_WORDS, "noughties", "aughts", "thousands", "tens"),
     digits=2,
+    shape=r"\d0\s?'?s",
 )
 def _decade(m: re.Match[str], ctx: Context) -> Hit | None:
     """the 90s, the 1990s, the '80s, the seventies."""
@@ -606,6 +625,7 @@ def _day_of_relative_month(m: re.Match[str], ctx: Context) -> Hit | None:
     r"(?:\s+of\s+(?P<rel>this|next|last)\s+month)?",
     when=lx.NUMBER_TOKENS,
     digits=True,
+    shape=r"(?:the|on)\s+\d",
 )
 def _day_of_month(m: re.Match[str], ctx: Context) -> Hit | None:
     """on the 21st, for the 27: a day of the current or adjacent month, by tense."""

@@ -27,24 +27,8 @@ from .context import Context, Hit, make_hit, register_rule
     r"(?:the\s+)?(?P<w>day\s+before\s+yesterday|day\s+after\s+tomorrow|night\s+before\s+last)"
     r"|(?P<d>today|tonight|tonite|2nite|2night|yesterday|yday|tomorrow|tmrw|tmr|2moro|2morrow"
     r"|(?:this|last|tomorrow|yesterday)\s+(?:morning|afternoon|evening|night))",
-    when=(
-        "today",
-        "tonight",
-        "tonite",
-        "nite",
-        "night",
-        "yesterday",
-        "yday",
-        "tomorrow",
-        "tmrw",
-        "tmr",
-        "moro",
-        "morrow",
-        "morning",
-        "afternoon",
-        "evening",
-        "day",
-    ),
+    when=("today", "tonight", "tonite", "nite", "night", "yesterday", "yday", "tomorrow", "tmrw", "tmr",
+          "moro", "morrow", "morning", "afternoon", "evening", "day"),
 )
 def _day_word(m: re.Match[str], ctx: Context) -> Hit | None:
     """today, yesterday, the day before yesterday, tonight, this morning, last night."""
@@ -54,28 +38,16 @@ def _day_word(m: re.Match[str], ctx: Context) -> Hit | None:
         offset = -2 if "before" in m["w"] else 2
         return make_hit(m, *day_span(ctx.today + timedelta(days=offset)), "day")
     word = m["d"].split()
-    offsets = {
-        "today": 0,
-        "tonight": 0,
-        "tonite": 0,
-        "2nite": 0,
-        "2night": 0,
-        "this": 0,
-        "yesterday": -1,
-        "yday": -1,
-        "last": -1,
-        "tomorrow": 1,
-        "tmrw": 1,
-        "tmr": 1,
-        "2moro": 1,
-        "2morrow": 1,
-    }
-    d = ctx.today + timedelta(days=offsets[word[0]])
+    d = ctx.today + timedelta(days=_DAY_OFFSETS[word[0]])
     tonight = ("tonight", "tonite", "2nite", "2night")
     if len(word) == 1 and word[0] not in tonight:
         return make_hit(m, *day_span(d), "day")
     part = "tonight" if word[0] in tonight or word == ["last", "night"] else word[-1]
     return _part_of_day(m, d, part)
+
+
+_DAY_OFFSETS = {"today": 0, "tonight": 0, "tonite": 0, "2nite": 0, "2night": 0, "this": 0, "yesterday": -1,
+                "yday": -1, "last": -1, "tomorrow": 1, "tmrw": 1, "tmr": 1, "2moro": 1, "2morrow": 1}
 
 
 def _part_of_day(m: re.Match[str], d: date, part: str) -> Hit:
@@ -84,6 +56,7 @@ def _part_of_day(m: re.Match[str], d: date, part: str) -> Hit:
     return make_hit(m, base + timedelta(hours=lo), base + timedelta(hours=hi), "part_of_day")
 
 
+_HABIT_BEFORE = re.compile(r"\b(?:every|each)\s+$")
 _REL = r"(?P<mod>this\s+past|this\s+coming|this|current|last|next|past|coming|upcoming|previous|following)"
 
 
@@ -96,7 +69,7 @@ _REL = r"(?P<mod>this\s+past|this\s+coming|this|current|last|next|past|coming|up
 def _weekday(m: re.Match[str], ctx: Context) -> Hit | None:
     """Friday, last Friday, next Monday, this past Wednesday, Friday morning."""
     before = ctx.text[max(0, m.start() - 8) : m.start()]
-    if re.search(r"\b(?:every|each)\s+$", before):
+    if _HABIT_BEFORE.search(before):
         return None  # a habit, not a day
     wd = lx.WEEKDAYS[m["wd"].rstrip(".")]
     mod = " ".join((m["mod"] or "").split())
@@ -269,10 +242,13 @@ _QTY_UNIT = _qty_unit()
 DURATION = rf"{_QTY_UNIT}(?:(?:,\s*|\s+)(?:and\s+)?(?P<q2>{lx.QUANTITY})\s*(?P<u2>{lx.UNIT}))*"
 
 
+_AMOUNT = re.compile(rf"({lx.QUANTITY})\s*({lx.UNIT})")
+
+
 def _amount(text: str) -> list[tuple[str, int | None, tuple[int, int] | None]]:
     """(unit, count, vague range) for each part of "1 month and 21 days", "a few weeks"."""
     parts = []
-    for q, u in re.findall(rf"({lx.QUANTITY})\s*({lx.UNIT})", text):
+    for q, u in _AMOUNT.findall(text):
         q = " ".join(q.split())
         unit = lx.UNITS[u.rstrip("s")] if u.rstrip("s") in lx.UNITS else lx.UNITS[u]
         vague = next((r for w, r in lx.VAGUE_QUANTITIES.items() if w in q), None)
@@ -568,6 +544,7 @@ _CLOCK_RANGE_BEFORE = re.compile(r"\d(?::\d\d)?\s*(?:[ap]\.?m\.?)?\s*(?:-|–|to
     rf"(?P<cue>(?:at|around|by|from|until|till|before|after|since|between)\s+|@\s*)?{CLOCK}",
     when=("noon", "midday", "midnight"),
     digits=True,
+    shape=r"\d(?::\d\d)?\s*[ap]\.?m|\d:\d",
 )
 def _clock_time(m: re.Match[str], ctx: Context) -> Hit | None:
     """at 7pm, 19:30, at noon: today's, or the nearest one in the clause's direction."""

@@ -51,6 +51,31 @@ def test_a_write_by_this_connection_forgets_every_answer(tmp_path: Path) -> None
     assert reads == [1, 2]
 
 
+def test_a_logged_search_keeps_the_answers_its_usage_does_not_change(tmp_path: Path) -> None:
+    store = _coffee_store(tmp_path / "m.db", FrozenClock("2025-05-01T00:00:00Z"))
+    reads: list[int] = []
+    counts_for(store.connection).get(("q",), lambda: _read(reads, 1))
+    assert store.search("coffee", user_id="sam")  # logged: appends usage rows
+    assert counts_for(store.connection).get(("q",), lambda: _read(reads, 2)) == 1
+    assert reads == [1]
+
+
+def test_a_rolled_back_write_forgets_the_answers_read_while_it_was_open(tmp_path: Path) -> None:
+    """Answers read inside a transaction that is then rolled back are forgotten; so are they when
+    another write takes the rolled-back revision's number."""
+    store = _coffee_store(tmp_path / "m.db", FrozenClock("2025-05-01T00:00:00Z"))
+    reads: list[int] = []
+    try:
+        with store.batch():
+            store.add("coffee that never was", user_id="sam", tz="UTC")
+            counts_for(store.connection).get(("q",), lambda: _read(reads, 1))
+            raise RuntimeError("abandon the batch")
+    except RuntimeError:
+        pass
+    store.add("coffee that was", user_id="sam", tz="UTC")
+    assert counts_for(store.connection).get(("q",), lambda: _read(reads, 2)) == 2
+
+
 def test_a_commit_by_another_connection_forgets_every_answer(tmp_path: Path) -> None:
     clock = FrozenClock("2025-05-01T00:00:00Z")
     store = _coffee_store(tmp_path / "m.db", clock)

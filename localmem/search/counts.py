@@ -6,10 +6,16 @@ whether anyone but its user holds a revision. Each answer is fixed by what the s
 the same question asked again of an unchanged store has the same answer, and searches
 repeat questions (a replay's steps, an agent's burst of searches on the same words, a
 question's terms shared with the last one's). So the answers are kept, per connection,
-and all forgotten as soon as the store may have changed: when this connection has written
-anything (its total changes, which count every row inserted, updated or deleted, in
-triggers too, committed or rolled back) or another connection has committed (SQLite's
-``data_version``). An erasure deletes rows, so no count outlives the text it counted.
+and all forgotten as soon as what they count may have changed.
+
+What they count lives in three tables, all append-only by the schema's triggers: revisions
+and tombstones are never updated or deleted, and content rows are deleted only by an
+erasure, which appends a tombstone in the same statement. So the newest revision (its
+number and random id), the newest content row and the newest tombstone (its row and random
+id) mark the state: any write of these tables, by any connection, committed or rolled back
+and written again, gives another mark (:data:`~localmem.search.sql.STORE_MARK`, three
+probes of an index's end). The usage a logged search appends marks nothing, so a logged
+search keeps the answers for the next one.
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ from collections.abc import Callable
 from typing import TypeVar
 
 import apsw
+
+from .sql import STORE_MARK
 
 __all__ = ["Counts", "counts_for"]
 
@@ -36,12 +44,12 @@ class Counts:
     __slots__ = ("_mark", "_answers", "__weakref__")
 
     def __init__(self) -> None:
-        self._mark: tuple[int, int] | None = None
+        self._mark: tuple[object, ...] | None = None
         self._answers: dict[tuple[object, ...], object] = {}
 
     def check(self, conn: apsw.Connection) -> None:
-        """Forget every answer if the store may have changed since the last check."""
-        mark = (int(conn.execute("PRAGMA data_version").get), conn.total_changes())
+        """Forget every answer if what they count may have changed since the last check."""
+        mark = conn.execute(STORE_MARK).fetchone()
         if mark != self._mark or len(self._answers) > MOST:
             self._answers.clear()
             self._mark = mark

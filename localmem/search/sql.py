@@ -22,6 +22,7 @@ __all__ = [
     "CONTENT_NTH_NEWEST",
     "CONTENT_COUNT",
     "TOP_SEQ",
+    "STORE_MARK",
     "FIRST_SEQ_FROM",
     "FTS_COUNT",
     "FTS_NTH_NEWEST",
@@ -109,6 +110,14 @@ LEFT JOIN erasures AS e ON e.memory_id = r.memory_id
 WHERE {" AND ".join(where)}
 ORDER BY r.seq"""
 
+
+#: What the full-text counts a search keeps depend on (see :mod:`localmem.search.counts`): the
+#: newest revision, content row and tombstone, each by its number and (revisions and
+#: tombstones) its random id, so a row rolled back and another written in its place differs.
+STORE_MARK = """SELECT
+    (SELECT seq || ' ' || rev_id FROM revisions ORDER BY seq DESC LIMIT 1),
+    (SELECT max(rev_seq) FROM content),
+    (SELECT rowid || ' ' || tomb_id FROM erasures ORDER BY rowid DESC LIMIT 1)"""
 
 #: The newest revision arrived at or before ?1 (one probe of revisions_arrived). Revision
 #: numbers follow arrival order, so every revision up to it had arrived by then.

@@ -229,14 +229,18 @@ def bm25(
 #: time phrase, as many recorded from the window's start on): the work of a search is bounded
 #: whatever the store's size. A common word finds its newest matches; a rare one all of them.
 CANDIDATES_PER_TERM = 100
-#: ... and how many all the terms of a query contribute together: a query of n terms takes
-#: CANDIDATES_PER_QUERY // n of each (at most CANDIDATES_PER_TERM, at least twice the hits
-#: asked for), so the work is bounded however many words a query has, not n times over. With
-#: 100 for every term, a four-word question with a time phrase scored ~720 candidates (one user
-#: holding 100k chat lines: p95 of CPU time, best of three, 12.4 ms; 7.7 ms with this budget).
-#: On LoCoMo's development half, whose questions have five to eight content words, recall@10
-#: overall is 0.654 with this budget and 0.653 without it (one run each; every category within
-#: 0.001; multi-hop recall@5 0.238 -> 0.245).
+#: ... and how many all the seeks of a query contribute together: a query of n terms and w
+#: time windows may seek each term's newest matches and, per window, those recorded from its
+#: start, n * (1 + w) seeks, and each takes CANDIDATES_PER_QUERY // (n * (1 + w)) (at most
+#: CANDIDATES_PER_TERM, at least twice the hits asked for; the all-words seek as many), so
+#: the work is bounded however many words a query has, not n times over. With 100 a seek,
+#: one user holding 100k chat lines, a two-word query with a time phrase scored ~470
+#: candidates and a four-word one ~720; with this budget at most ~250 (the search benchmark's
+#: chat queries, CPU time p95 best of three: 12.7-14.2 ms -> 5.1-7.2 ms with the changes of
+#: the same day, interleaved, load 7-9). On LoCoMo's development half (questions of
+#: five to eight content words) recall@10 overall is 0.655 with it and 0.653 without
+#: (single-hop 0.688 -> 0.692, every other category equal; recall@5 0.583 -> 0.588); the
+#: search benchmark's year of 10k revisions ranks the same (recall@5 of time queries 0.998).
 CANDIDATES_PER_QUERY = 200
 #: BM25's statistics (how many revisions, how many hold each word) are read from the user's
 #: newest this-many revisions as of known_at: exact for a store of that size, a recent
@@ -293,7 +297,8 @@ def _by_words(
     however many seeks found it.
     """
     tokenize = conn.fts5_tokenizer(*queries.FTS_TOKENIZER)
-    cap = max(min(CANDIDATES_PER_TERM, CANDIDATES_PER_QUERY // max(len(terms), 1)), 2 * limit)
+    seeks = max(len(terms), 1) * (1 + len(windows))  # at most: see CANDIDATES_PER_QUERY
+    cap = max(min(CANDIDATES_PER_TERM, CANDIDATES_PER_QUERY // seeks), 2 * limit)
     kept = counts_for(conn)  # counts already read from this unchanged store
     user = scope.user_id
 

@@ -400,28 +400,6 @@ def test_a_bounded_search_as_of_a_time_ignores_later_matching_writes(
     assert [(h.revision.rev_id, h.score) for h in busy.search(**ask, log=False)] == first
 
 
-def test_the_words_of_a_long_query_share_one_budget_of_candidates(
-    clock: FrozenClock, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Alone, 'alpha' brings all its matches, the oldest and best among them; one of four words
-    as common, it brings only its newest quarter of the query's budget, which the oldest is not
-    in."""
-    monkeypatch.setattr(localmem.search.ranking, "CANDIDATES_PER_TERM", 30)
-    monkeypatch.setattr(localmem.search.ranking, "CANDIDATES_PER_QUERY", 20)
-    store = localmem.open(":memory:", clock=clock)
-    words = ("alpha", "beta", "gamma", "delta")
-    lines = ["alpha alpha alpha"] + [f"{w} note {i}" for i in range(15) for w in words]
-    lines += [f"other line {i}" for i in range(60)]
-    for day, text in enumerate(lines):
-        clock.set(datetime(2025, 1, 1, 18, tzinfo=UTC) + timedelta(days=day))
-        store.add(text, user_id="sam", tz=BERLIN, resolve=False)
-    assert texts(store.search("alpha", user_id="sam", limit=1, log=False)) == ["alpha alpha alpha"]
-    many = texts(store.search("alpha beta gamma delta", user_id="sam", limit=2, log=False))
-    assert len(many) == 2 and "alpha alpha alpha" not in many
-    wide = texts(store.search("alpha beta gamma delta", user_id="sam", limit=10, log=False))
-    assert "alpha alpha alpha" in wide  # twice the hits asked for, 20, reach all 16 of alpha's
-
-
 # -- the semantic hook: vector similarity fused with BM25 ------------------------------------
 
 CONCEPTS = {"sneakers": "shoe", "trainers": "shoe", "shoes": "shoe", "knee": "knee", "hurts": "pain"}

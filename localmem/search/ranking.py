@@ -531,8 +531,8 @@ def run_search(
 
 
 def _usage(conn: apsw.Connection, memory_ids: list[str], known: int) -> dict[str, tuple[int, list[int]]]:
-    """Per memory: its creation, and when it was retrieved before ``known`` (in the usage log's
-    order).
+    """Per memory: its creation, and when it was retrieved before ``known`` (earliest first, so
+    its activation sums them in one order).
 
     Strictly before: a search records its own hits at its own time, so a replay as of that
     very instant ranks as the search did.
@@ -544,6 +544,8 @@ def _usage(conn: apsw.Connection, memory_ids: list[str], known: int) -> dict[str
             got = out[memory_id] = (created_at, [])
         if used_at is not None:
             got[1].append(used_at)
+    for _, used in out.values():
+        used.sort()
     return out
 
 

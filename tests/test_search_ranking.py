@@ -1,5 +1,6 @@
 """How search reads its candidates: the same hits whoever else shares the store, term counts
-as the full-text index counts them, and each memory's said day in its own zone."""
+as the full-text index counts them, each memory's said day in its own zone, and one budget
+of candidates shared by a long query's words."""
 
 from __future__ import annotations
 
@@ -107,3 +108,29 @@ def test_a_memory_fits_the_day_it_was_said_in_its_own_zone(zone: str, said: date
     assert time_fit(p, (Window(midnight, midnight + day, 1.0, "that day"),), midnight + day) == (1.0, 0.0)
     before = time_fit(p, (Window(midnight - day, midnight, 1.0, "the day before"),), midnight + day)
     assert before[0] < 1.0
+
+
+def _texts(hits: list[localmem.Hit]) -> list[str]:
+    return [h.revision.text or "" for h in hits]
+
+
+def test_the_words_of_a_long_query_share_one_budget_of_candidates(
+    clock: FrozenClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Alone, 'alpha' brings all its matches, the oldest and best among them; one of four words
+    as common, it brings only its newest quarter of the query's budget, which the oldest is not
+    in."""
+    monkeypatch.setattr(localmem.search.ranking, "CANDIDATES_PER_TERM", 30)
+    monkeypatch.setattr(localmem.search.ranking, "CANDIDATES_PER_QUERY", 20)
+    store = localmem.open(":memory:", clock=clock)
+    words = ("alpha", "beta", "gamma", "delta")
+    lines = ["alpha alpha alpha"] + [f"{w} note {i}" for i in range(15) for w in words]
+    lines += [f"other line {i}" for i in range(60)]
+    for day, text in enumerate(lines):
+        clock.set(datetime(2025, 1, 1, 18, tzinfo=UTC) + timedelta(days=day))
+        store.add(text, user_id="sam", tz="UTC", resolve=False)
+    assert _texts(store.search("alpha", user_id="sam", limit=1, log=False)) == ["alpha alpha alpha"]
+    many = _texts(store.search("alpha beta gamma delta", user_id="sam", limit=2, log=False))
+    assert len(many) == 2 and "alpha alpha alpha" not in many
+    wide = _texts(store.search("alpha beta gamma delta", user_id="sam", limit=10, log=False))
+    assert "alpha alpha alpha" in wide  # twice the hits asked for, 20, reach all 16 of alpha's

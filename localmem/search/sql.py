@@ -22,6 +22,7 @@ __all__ = [
     "CONTENT_NTH_NEWEST",
     "CONTENT_COUNT",
     "TOP_SEQ",
+    "STORE_MARK",
     "FIRST_SEQ_FROM",
     "FTS_COUNT",
     "FTS_NTH_NEWEST",
@@ -51,11 +52,12 @@ class Scope:
 
 
 #: What a search scores a candidate by, before it builds the few Revisions it returns: then
-#: the message as said when the stored text is its rewrite with dates (valid time resolved),
-#: and the memory's creation (for its usage).
+#: the message as said when the stored text is its rewrite with dates (valid time resolved).
+#: The memory's creation (for its usage) is read by :data:`USES_BEFORE`, only for the
+#: candidates that can still reach the hits.
 LIGHT_COLUMNS = """
     r.seq, r.memory_id, c.text, r.valid_from, r.valid_to, r.precision, r.valid_source, r.observed_at, r.tz,
-    CASE WHEN r.valid_source = 'resolved' THEN json_extract(c.source, '$.message') END, m.created_at"""
+    CASE WHEN r.valid_source = 'resolved' THEN json_extract(c.source, '$.message') END"""
 
 def _search_conditions(scope: Scope) -> tuple[list[str], dict[str, object]]:
     """A search's scope: the user's current knowledge as of ``known`` (see read_conditions), filtered."""
@@ -89,24 +91,33 @@ OTHER_OWNER = (
 )
 
 
-def _light_in_scope(found: str, where: list[str]) -> str:
+def _light_in_scope(found: str, where: list[str], filtered: bool) -> str:
     """The light rows of the revisions ``found`` selects (one column of seqs), kept by ``where``.
 
     MATERIALIZED + CROSS JOIN: the few found revisions drive the join; left to itself the
-    planner walks all the user's revisions and probes the found ones for each.
+    planner walks all the user's revisions and probes the found ones for each. The memory's
+    row is joined only for a filter (which may name its kind or key): every revision has one.
     """
+    memories = "JOIN memories AS m ON m.memory_id = r.memory_id\n" if filtered else ""
     return f"""WITH found (seq) AS MATERIALIZED (
     {found}
 )
 SELECT {LIGHT_COLUMNS}
 FROM found
 CROSS JOIN revisions AS r ON r.seq = found.seq
-JOIN memories AS m ON m.memory_id = r.memory_id
-LEFT JOIN content AS c ON c.rev_seq = r.seq
+{memories}LEFT JOIN content AS c ON c.rev_seq = r.seq
 LEFT JOIN erasures AS e ON e.memory_id = r.memory_id
 WHERE {" AND ".join(where)}
 ORDER BY r.seq"""
 
+
+#: What the full-text counts a search keeps depend on (see :mod:`localmem.search.counts`): the
+#: newest revision, content row and tombstone, each by its number and (revisions and
+#: tombstones) its random id, so a row rolled back and another written in its place differs.
+STORE_MARK = """SELECT
+    (SELECT seq || ' ' || rev_id FROM revisions ORDER BY seq DESC LIMIT 1),
+    (SELECT max(rev_seq) FROM content),
+    (SELECT rowid || ' ' || tomb_id FROM erasures ORDER BY rowid DESC LIMIT 1)"""
 
 #: The newest revision arrived at or before ?1 (one probe of revisions_arrived). Revision
 #: numbers follow arrival order, so every revision up to it had arrived by then.
@@ -163,7 +174,7 @@ def near_in_time(
     after = side.format(cmp=">= :mid AND valid_from < :hi_day", placed=_PLACED, order="ASC")
     before = side.format(cmp="< :mid AND valid_from >= :from", placed=_PLACED, order="DESC")
     found = f"SELECT seq FROM ({after})\n    UNION ALL\n    SELECT seq FROM ({before})"
-    return Query(_light_in_scope(found, where), params)
+    return Query(_light_in_scope(found, where, scope.extra is not None), params)
 
 
 def in_scope(scope: Scope, seqs: list[int]) -> Query:
@@ -172,14 +183,16 @@ def in_scope(scope: Scope, seqs: list[int]) -> Query:
     them, narrowed by the scope's filter."""
     where, params = _search_conditions(scope)
     params["seqs"] = json.dumps(seqs)
-    return Query(_light_in_scope("SELECT value FROM json_each(:seqs)", where), params)
+    found = "SELECT value FROM json_each(:seqs)"
+    return Query(_light_in_scope(found, where, scope.extra is not None), params)
 
 
-#: When each of the memories in the JSON array ?1 was retrieved before ?2.
-USES_BEFORE = (
-    "SELECT memory_id, used_at FROM usage"
-    " WHERE memory_id IN (SELECT value FROM json_each(?1)) AND used_at < ?2"
-)
+#: Each of the memories in the JSON array ?1: its creation, and each time it was retrieved
+#: before ?2 (NULL if never: one row a memory, or one a use).
+USES_BEFORE = """SELECT m.memory_id, m.created_at, u.used_at
+FROM json_each(?1) AS j
+JOIN memories AS m ON m.memory_id = j.value
+LEFT JOIN usage AS u ON u.memory_id = m.memory_id AND u.used_at < ?2"""
 
 
 def by_seq(seqs: list[int]) -> Query:

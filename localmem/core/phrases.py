@@ -4,8 +4,9 @@ Phrase reading is pure CPU on immutable input (:func:`~localmem.core.messages.sa
 the instant it was said, the zone, whether it is a state), so a large ``add_many`` may hand part
 of it to reader processes while this one reads the rest. The rules:
 
-* only above :data:`POOLED_FROM` items to read, with more than one CPU, on a platform whose
-  pipes can be polled (not Windows), and never inside a reader; otherwise, and with
+* only above :data:`POOLED_FROM` items to read, and (``workers=None``) only as many readers as
+  the machine has idle CPUs beyond this process's (by the 1-minute load average), on a platform
+  whose pipes can be polled (not Windows), never inside a reader; otherwise, and with
   ``workers=0``, everything is read here;
 * the results are the ones reading here gives, in item order: the same function runs on the same
   arguments (the instant is passed, never read from a clock; the zone goes by its key);
@@ -157,11 +158,16 @@ def _stop_all(readers: list[_Reader]) -> None:
 
 
 def _auto() -> int:
-    """Readers when ``workers`` is None: one fewer than the CPUs (this process reads too), at most
-    three; none on Windows (its pipes cannot be polled) or inside a reader."""
+    """Readers when ``workers`` is None: the CPUs the 1-minute load average leaves idle, less the one
+    this process reads on, at most three; none on Windows (its pipes cannot be polled) or inside a
+    reader. On a busy machine a reader only takes CPU from this process (measured: slower)."""
     if sys.platform == "win32" or not sys.executable or os.environ.get("LOCALMEM_READER"):
         return 0
-    return max(0, min((os.cpu_count() or 1) - 1, _MOST_AUTO))
+    try:
+        busy = os.getloadavg()[0]
+    except OSError:  # no load average to read: assume the machine is busy
+        return 0
+    return max(0, min(int((os.cpu_count() or 1) - busy) - 1, _MOST_AUTO))
 
 
 class Readers:

@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 import localmem
+from localmem.core import phrases
 from localmem.core.phrases import POOLED_FROM, Readers, Task, check_workers, read_chunk
 from localmem.time.clock import to_micros
 
@@ -73,6 +74,23 @@ def test_a_reader_that_fails_is_dropped_and_its_share_read_here(
         assert readers.read(TASKS, 1) == read_chunk(TASKS)
     assert readers.shared == 0
     assert readers.read(TASKS, None) == read_chunk(TASKS)  # automatic: no new reader after a failure
+
+
+def test_a_batch_cut_short_leaves_no_stale_read_behind(
+    readers: Readers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An error half way through a batch (here, in this process's share): a reader still reading for
+    it is stopped, so the next batch never takes that batch's reads for its own."""
+    _until_shared(readers, 1)
+    def failing(tasks: list[Task]) -> list[phrases.Read]:
+        raise RuntimeError("interrupted")  # just after the reader was handed its first chunk
+
+    monkeypatch.setattr(phrases, "read_chunk", failing)
+    with pytest.raises(RuntimeError, match="interrupted"):
+        readers.read(TASKS, 1)
+    monkeypatch.undo()
+    other = TASKS[::-1][:POOLED_FROM]  # shorter: a stale read would land past its end
+    assert readers.read(other, 1) == read_chunk(other)
 
 
 def test_workers_must_be_none_or_a_count() -> None:

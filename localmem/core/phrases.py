@@ -47,11 +47,14 @@ Task = tuple[str, int, ZoneInfo, bool]
 #: localmem error it raised.
 Read = Phrased | LocalmemError
 
-#: Fewer items than this are read here: below it a reader's round trips and start cost more
-#: than they save (measured on 2 cores: see the README, "Writes and point gets").
+#: Fewer items than this are read here: ~30 ms of reading or less, where a reader's pickling,
+#: polling and the wait where the two sides meet would be a large share (a guess from the
+#: measured parts, not a measured break-even: on this project's loaded 2-core VM readers did not
+#: pay at any size; see the README, "Writes and point gets").
 POOLED_FROM = 256
 #: Items a reader is handed at once: big enough that a round trip (~50 µs) is small next to
-#: reading them (~60 µs each on the dev mix), small enough that the two sides meet evenly.
+#: reading them (~90 µs each on the benchmark's mix), small enough that the two sides meet evenly
+#: (the wait where they met was 0.01–0.09 s per 30k items).
 CHUNK = 32
 #: How many items this process reads between looks at its readers' pipes.
 _POLL_EVERY = 4
@@ -230,6 +233,9 @@ class Readers:
                         self._drop(reader)
         finally:
             sel.close()
+            for r in [r for r in self._readers if r.busy is not None]:  # cut short: its reads are stale
+                r.stop()
+                self._readers.remove(r)
         for i, ok in enumerate(done):  # a chunk of a reader that failed: read it here
             if not ok:
                 out[i] = read_chunk(tasks[i : i + 1])[0]

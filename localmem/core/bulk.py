@@ -4,7 +4,9 @@ Each item is what ``add`` takes (its keyword arguments as a mapping); the rules 
 ``add``'s, item by item, in order. What differs is the cost:
 
 * every item is checked, encoded and its time phrases read before the transaction
-  begins (a bad item refuses the whole call, naming it, before any write);
+  begins (a bad item refuses the whole call, naming it, before any write); the phrases of
+  all items are read at once, a big batch's shared with reader processes
+  (:mod:`~localmem.core.phrases`);
 * the items are written in one transaction, recorded at one instant (each a memory of
   its own, with a time-ordered id of that instant);
 * items that need no lookup (no ``key``, no ``supersedes``) are appended in bulk: their
@@ -153,6 +155,7 @@ def _read(ledger: Ledger, checked: list[Mapping[str, Any]], resolve: bool, worke
 
 def _prepare(ledger: Ledger, item: Mapping[str, Any], resolve: bool, zones: dict[str, ZoneInfo],
              reading: Micros | None) -> _Prepared:
+    """One item's JSON, zone and observed time, checked in ``add``'s order."""
     user_id, tz = item["user_id"], item.get("tz")
     value, attributes = encode_json(item.get("value"), "value"), encode_attributes(item.get("attributes"))
     z: ZoneInfo

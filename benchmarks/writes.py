@@ -10,9 +10,13 @@ a date or a time phrase) and half from ``benchmarks/data/phrase_free.txt`` (none
 ``--phrase-share`` sets the split. Contenders, in one run, their order rotated each round:
 
 * ``add_many`` — localmem's batched add (``Store.add_many``), time phrases read
-  (``resolve=True``, the default) and not (``add_many_noresolve``). On a localmem
-  without ``add_many`` (an older commit under ``ab.py --same-script``) the same lines go
-  through ``add`` in ``batch()``, under the same names;
+  (``resolve=True``, the default, and ``workers=None``: reader processes only on CPUs the
+  load leaves idle), read with one reader process whatever the load (``add_many_readers``,
+  ``workers=1``: its start and CPU counted) and not read (``add_many_noresolve``). CPU
+  seconds are printed for each: this process's during the timed calls, and the readers'
+  whole lives. On a localmem without ``add_many`` (an older commit under ``ab.py
+  --same-script``) the same lines go through ``add`` in ``batch()``, under the same names
+  (without ``workers``, add_many_readers is add_many);
 * ``raw`` — apsw ``executemany`` of the very rows the localmem store holds into the same
   three tables (memories, revisions, content; same indexes, CHECKs and foreign keys; no
   triggers), ``raw_fts5`` — the same plus the same FTS5 index filled by executemany:
@@ -35,10 +39,12 @@ the targets of issue 19; it never asserts. The last line is JSON.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import platform
 import random
+import resource
 import sqlite3
 import statistics
 import sys
@@ -112,26 +118,42 @@ def open_store(path: str) -> tuple[localmem.Store, FrozenClock]:
     return localmem.open(path, clock=clock), clock
 
 
-def localmem_writes(path: str, lines: Sequence[tuple[str, str]], batch: int, resolve: bool) -> float:
-    """Seconds to write every line through the batched add; the store is left at ``path``."""
+def children_cpu() -> float:
+    """CPU seconds of this process's finished children (reader processes, once stopped)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def localmem_writes(
+    path: str, lines: Sequence[tuple[str, str]], batch: int, resolve: bool, workers: int | None = None
+) -> tuple[float, float, float]:
+    """Seconds to write every line through the batched add, this process's CPU seconds in those
+    calls, and the CPU seconds of the reader processes it started; the store is left at ``path``."""
     store, clock = open_store(path)
     many = getattr(store, "add_many", None)
-    spent = 0.0
+    extra = (
+        {"workers": workers}
+        if many is not None and workers is not None and "workers" in inspect.signature(many).parameters
+        else {}
+    )
+    spent = cpu = 0.0
+    kids = children_cpu()
     try:
         for i in range(0, len(lines), batch):
             items = items_of(lines[i : i + batch], i)
             clock.advance(seconds=len(items))
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             if many is not None:
-                many(items, resolve=resolve)
+                many(items, resolve=resolve, **extra)
             else:  # an older localmem: add in a batch
                 with store.batch():
                     for item in items:
                         store.add(**item, resolve=resolve)
             spent += time.perf_counter() - t0
+            cpu += time.process_time() - c0
     finally:
-        store.close()
-    return spent
+        store.close()  # stops (and waits for) its readers: their CPU is counted below
+    return spent, cpu, children_cpu() - kids
 
 
 def raw_ddl(fts: bool) -> list[str]:
@@ -404,8 +426,10 @@ def main(argv: list[str] | None = None) -> int:
     }
     lines = chat_lines(args.lines, args.users, args.phrase_share, args.seed)
     with_lg = not args.no_langgraph
-    writers = ["add_many", "add_many_noresolve", "raw", "raw_fts5", *(["langgraph_put"] if with_lg else [])]
+    writers = ["add_many", "add_many_readers", "add_many_noresolve", "raw", "raw_fts5",
+               *(["langgraph_put"] if with_lg else [])]
     rates: dict[str, list[float]] = {w: [] for w in writers}
+    cpus: dict[str, list[tuple[float, float]]] = {}  # localmem contender: (own, readers') CPU s per round
     lat: dict[str, list[int]] = {}
     started = time.perf_counter()
     for r in range(args.rounds):
@@ -417,18 +441,21 @@ def main(argv: list[str] | None = None) -> int:
             lg_keys: list[tuple[Any, str]] = []
             rows: list[Any] = []
             for w in order:
-                if w == "add_many":
-                    spent = localmem_writes(paths[w], lines, args.batch, True)
-                    rows = rows_of(paths[w])
-                elif w == "add_many_noresolve":
-                    spent = localmem_writes(paths[w], lines, args.batch, False)
+                used = ""
+                if w.startswith("add_many"):
+                    resolve, workers = w != "add_many_noresolve", 1 if w == "add_many_readers" else None
+                    spent, cpu, kids = localmem_writes(paths[w], lines, args.batch, resolve, workers)
+                    cpus.setdefault(w, []).append((cpu, kids))
+                    used = f" (CPU {cpu:.1f} s here, {kids:.1f} s in readers)"
+                    if w == "add_many":
+                        rows = rows_of(paths[w])
                 elif w in ("raw", "raw_fts5"):
                     spent = raw_writes(paths[w], rows, args.batch, w == "raw_fts5")
                 else:
                     spent, lg_keys = langgraph_writes(paths[w], lines, args.batch)
                 rates[w].append(len(lines) / spent)
                 print(
-                    f"[{time.strftime('%H:%M:%S')}] round {r + 1}: {w} {len(lines) / spent:,.0f}/s",
+                    f"[{time.strftime('%H:%M:%S')}] round {r + 1}: {w} {len(lines) / spent:,.0f}/s{used}",
                     file=sys.stderr,
                     flush=True,
                 )
@@ -474,6 +501,10 @@ def main(argv: list[str] | None = None) -> int:
         "rates": {w: round(v, 1) for w, v in med.items()},
         "ratios": {"add_many_vs_raw_fts5": round(med["add_many"] / med["raw_fts5"], 4)},
     }
+    for w, per_round in cpus.items():
+        own, kids = (statistics.median(c[k] for c in per_round) for k in (0, 1))
+        print(f"  {w + ' CPU, s':<32}{own:>10.1f} here{kids:>8.1f} in readers (medians)")
+        out.setdefault("cpu_s", {})[w] = {"here": round(own, 2), "readers": round(kids, 2)}
     print(
         f"  targets: add_many >= {TARGET_VS_RAW_FTS5}x raw+FTS5"
         + (f" and >= {TARGET_VS_LANGGRAPH}x LangGraph" if with_lg else "")

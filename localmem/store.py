@@ -31,7 +31,7 @@ from zoneinfo import ZoneInfo
 
 import apsw
 
-from .core import bulk, reads, writes
+from .core import bulk, phrases, reads, writes
 from .core.db import (
     APPLICATION_ID,
     DEFAULT_BUSY_TIMEOUT,
@@ -129,6 +129,7 @@ class Store(Replay, Sync):
                 load_vec(conn)
                 check_model(conn, checked)
         self._ledger = Ledger(conn, clock, checked)
+        self._readers = phrases.Readers()  # add_many's phrase reader processes, started when first needed
         self.device_id: str = self._ledger.device_id
 
     # -- lifecycle ---------------------------------------------------------
@@ -152,6 +153,7 @@ class Store(Replay, Sync):
         """Close the connection (finishing a pending checkpoint, refreshing planner stats)."""
         with contextlib.suppress(LocalmemError):
             self._ledger.checkpoint()
+        self._readers.close()
         conn = self._ledger.connection
         optimize(conn)  # refreshes planner statistics unless another process holds the lock
         conn.close()
@@ -262,7 +264,8 @@ class Store(Replay, Sync):
             valid_to=valid_to, precision=precision, expires=expires, key=key, supersedes=supersedes,
             kind=kind, value=value, attributes=attributes, source=source, reason=reason, resolve=resolve)
 
-    def add_many(self, items: Iterable[Mapping[str, Any]], *, resolve: bool = True) -> list[Added]:
+    def add_many(self, items: Iterable[Mapping[str, Any]], *, resolve: bool = True,
+                 workers: int | None = None) -> list[Added]:
         """Assert many memories in one transaction: each item is ``add``'s keyword arguments
         (``{"text": ..., "user_id": ..., "source": ...}``), written as ``add`` would, in order.
 
@@ -271,12 +274,13 @@ class Store(Replay, Sync):
         ``memory_id`` and ``rev_id``, and ``.revision`` (what ``add`` returns) built when read.
         Every item is checked and its time phrases read before anything is written, and all
         are recorded at one instant (two values of one key then need explicit valid times):
-        the call lands whole or not at all.
+        the call lands whole or not at all. ``workers``: processes sharing a big batch's phrase
+        reading (:mod:`localmem.core.phrases`; None: automatic, 0: none); same results either way.
 
         Raises:
             InvalidInputError (and add's other errors): the first bad item, named ``items[i]``.
         """
-        return bulk.add_many(self._ledger, items, resolve=resolve)
+        return bulk.add_many(self._ledger, items, resolve=resolve, workers=workers, readers=self._readers)
 
     def add_messages(
         self,

@@ -163,3 +163,46 @@ def test_the_result_is_light_until_its_revision_is_read(store: localmem.Store) -
     [a] = store.add_many([{"text": "x", "user_id": "sam"}])
     assert repr(a) == f"Added(memory_id={a.memory_id!r}, rev_id={a.rev_id!r})"
     assert a.revision is a.revision
+
+
+#: The stored columns that differ between two stores writing the same thing: ids, the device, and
+#: the hashes that cover them.
+_ROW = ("SELECT r.version, r.op, r.user_id, r.valid_from, r.valid_to, r.precision, r.valid_source,"
+        " r.observed_at, r.recorded_at, r.tz, r.expires_at, r.retracted, r.corrected, r.hlc, r.arrived_at,"
+        " hex(r.content_hash), m.kind, m.key, m.created_at, c.text, c.value, c.attributes, c.source, c.reason"
+        " FROM revisions AS r JOIN memories AS m USING (memory_id) JOIN content AS c ON c.rev_seq = r.seq"
+        " ORDER BY r.seq")
+
+MIXED: list[dict[str, Any]] = [
+    {"text": text, "user_id": f"u{i % 3}", "source": {"turn": i} if i % 4 else None,
+     **({"tz": "America/New_York"} if i == 5 else {}), **({"kind": "plan"} if i % 7 == 0 else {})}
+    for i, text in enumerate(
+        ["dinner next Friday at 7pm", "no time here", "I moved to Lisbon on Sept 1", "ok then",
+         "from Monday to Wednesday I am away", "see you tomorrow morning", "we met 3 days ago",
+         "until 09:00", "nothing", "last week I started running"] * 30)
+]
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_the_stored_rows_are_the_rows_add_stores(store: localmem.Store, twin: localmem.Store,
+                                                  workers: int) -> None:
+    """300 items with and without time phrases, read here or shared with a reader process: the file
+    holds, column by column, what add item by item writes (but ids and the hashes over them)."""
+    with twin.batch():
+        for item in MIXED:
+            twin.add(**item)
+    store.add_many(MIXED, workers=workers)
+    mine, theirs = store.connection.execute(_ROW).fetchall(), twin.connection.execute(_ROW).fetchall()
+    assert len(mine) == len(MIXED) and mine == theirs
+    assert sum(row[6] == "resolved" for row in mine) > len(MIXED) // 3
+    assert store.doctor().ok
+
+
+def test_a_bad_item_among_many_names_itself_and_writes_nothing(store: localmem.Store) -> None:
+    """A batch big enough to share its reading: the bad item is still named, before anything is written."""
+    bad = [*MIXED, {"text": "x", "user_id": "sam", "observed_at": "yesterday-ish"}]
+    with pytest.raises(localmem.InvalidTimeError, match=rf"items\[{len(MIXED)}\]: observed_at="):
+        store.add_many(bad, workers=1)
+    with pytest.raises(localmem.InvalidInputError, match="workers="):
+        store.add_many(MIXED, workers=-1)
+    assert store.connection.execute("SELECT count(*) FROM revisions").get == 0

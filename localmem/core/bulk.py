@@ -4,7 +4,9 @@ Each item is what ``add`` takes (its keyword arguments as a mapping); the rules 
 ``add``'s, item by item, in order. What differs is the cost:
 
 * every item is checked, encoded and its time phrases read before the transaction
-  begins (a bad item refuses the whole call, naming it, before any write);
+  begins (a bad item refuses the whole call, naming it, before any write); the phrases of
+  all items are read at once, a big batch's shared with reader processes
+  (:mod:`~localmem.core.phrases`);
 * the items are written in one transaction, recorded at one instant (each a memory of
   its own, with a time-ordered id of that instant);
 * items that need no lookup (no ``key``, no ``supersedes``) are appended in bulk: their
@@ -27,13 +29,16 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ..errors import InvalidInputError, LocalmemError
-from ..time.clock import Micros
+from ..time.clock import Micros, zone
 from ..time.interval import check_precision
 from . import chain, sql
 from .ids import new_ids
+from .inputs import encode_attributes, encode_json, observed_micros
 from .ledger import Ledger, ValidSpan
+from .messages import with_message
+from .phrases import Readers, Task, check_workers, read_chunk
 from .revision import Added
-from .writes import Said, check_add, read_said, write_one
+from .writes import Encoded, Said, check_add, write_one
 
 __all__ = ["add_many", "ITEM_FIELDS"]
 
@@ -78,21 +83,15 @@ def _checked(items: object, resolve: object) -> list[Mapping[str, Any]]:
     return out
 
 
-def add_many(ledger: Ledger, items: Iterable[Mapping[str, Any]], *, resolve: bool = True) -> list[Added]:
-    """See :meth:`localmem.store.Store.add_many`."""
+def add_many(ledger: Ledger, items: Iterable[Mapping[str, Any]], *, resolve: bool = True,
+             workers: int | None = None, readers: Readers | None = None) -> list[Added]:
+    """See :meth:`localmem.store.Store.add_many` (``readers``: the store's reader processes, which
+    :mod:`~localmem.core.phrases` may share a big batch's phrase reading with; None: read here)."""
     checked = _checked(items, resolve)
-    read: list[tuple[Mapping[str, Any], Said]] = []
-    zones: dict[str, ZoneInfo] = {}  # one zone lookup per user, not per item
-    reading = ledger.clock_reading() if checked else None
-    seen: set[tuple[str, str]] = set()  # (user_id, kind) pairs already checked
-    for i, item in enumerate(checked):
-        try:
-            check_add(item, seen)
-            said = read_said(ledger, item, resolve=resolve, zones=zones, reading=reading)
-        except LocalmemError as exc:
-            raise type(exc)(f"items[{i}]: {exc}") from None
-        read.append((item, said))
+    check_workers(workers)
+    read = _read(ledger, checked, resolve, workers, readers)
     out: list[Added] = []
+    reading = read[0][1].reading if read else None
     with ledger.transaction():
         group: list[tuple[Mapping[str, Any], Said]] = []
         for item, said in read:
@@ -105,6 +104,80 @@ def add_many(ledger: Ledger, items: Iterable[Mapping[str, Any]], *, resolve: boo
             out.append(Added(rev.memory_id, rev.rev_id, rev))
         out.extend(_append(ledger, group, reading))
     return out
+
+
+#: An item checked and encoded, before its phrases are read: (value, attributes, source) as JSON,
+#: its zone, when it was observed (None: at the write), whether its phrases are read.
+_Prepared = tuple[Encoded, ZoneInfo, Micros | None, bool]
+
+
+def _read(ledger: Ledger, checked: list[Mapping[str, Any]], resolve: bool, workers: int | None,
+          readers: Readers | None) -> list[tuple[Mapping[str, Any], Said]]:
+    """Every item read as ``add`` reads its arguments, before the write: checked and encoded here in
+    order (a zone given for a user holds for the user's later items, as it does for later adds),
+    then the phrases of all of them read at once (:class:`~localmem.core.phrases.Readers`); the
+    first bad item, in item order, is refused naming it."""
+    zones: dict[str, ZoneInfo] = {}  # one zone lookup per user, not per item
+    reading = ledger.clock_reading() if checked else None
+    seen: set[tuple[str, str]] = set()  # (user_id, kind) pairs already checked
+    prepared: list[_Prepared] = []
+    tasks: list[Task] = []
+    for i, item in enumerate(checked):
+        try:
+            check_add(item, seen)
+            ready = _prepare(ledger, item, resolve, zones, reading)
+        except LocalmemError as exc:
+            _refuse_read_before(i, tasks, prepared)  # an earlier item's phrases go first
+            raise type(exc)(f"items[{i}]: {exc}") from None
+        prepared.append(ready)
+        if ready[3]:
+            observed = ready[2] if ready[2] is not None else reading
+            assert observed is not None  # the clock is read when there are items
+            tasks.append((item["text"], observed, ready[1], item.get("key") is not None
+                          or item.get("supersedes") is not None))
+    reads = iter(read_chunk(tasks) if readers is None else readers.read(tasks, workers))
+    out = []
+    for i, (item, (encoded, z, observed, phrased)) in enumerate(zip(checked, prepared, strict=True)):
+        text, said = item["text"], None
+        if phrased:
+            got = next(reads)
+            if isinstance(got, LocalmemError):
+                raise type(got)(f"items[{i}]: {got}") from None
+            if got is not None:
+                text, said = got
+                source = item.get("source")
+                kept = with_message(item["text"], source)
+                if kept is not source:  # the message was kept in it: encode the new source
+                    encoded = (encoded[0], encoded[1], encode_json(kept, "source"))
+        out.append((item, Said(text, encoded, z, observed, reading, said)))
+    return out
+
+
+def _prepare(ledger: Ledger, item: Mapping[str, Any], resolve: bool, zones: dict[str, ZoneInfo],
+             reading: Micros | None) -> _Prepared:
+    """One item's JSON, zone and observed time, checked in ``add``'s order."""
+    user_id, tz = item["user_id"], item.get("tz")
+    value, attributes = encode_json(item.get("value"), "value"), encode_attributes(item.get("attributes"))
+    z: ZoneInfo
+    if tz is not None:
+        z = zones[user_id] = zone(tz)
+    elif user_id in zones:
+        z = zones[user_id]
+    else:
+        z = zones[user_id] = ledger.zone_for(None, user_id)
+    observed_at = item.get("observed_at")
+    observed = None if observed_at is None else observed_micros(observed_at, 0, z)
+    source = encode_json(item.get("source"), "source")  # bad JSON is refused whatever the text says
+    return (value, attributes, source), z, observed, resolve and item.get("valid_from") is None
+
+
+def _refuse_read_before(i: int, tasks: list[Task], prepared: list[_Prepared]) -> None:
+    """Raise the error reading an item before ``items[i]`` gives, if one does (``add`` item by item
+    would have refused that one first)."""
+    reads = iter(read_chunk(tasks))
+    for j, ready in enumerate(prepared[:i]):
+        if ready[3] and isinstance(got := next(reads), LocalmemError):
+            raise type(got)(f"items[{j}]: {got}") from None
 
 
 def _append(

@@ -17,7 +17,7 @@ from ..errors import InvalidInputError
 from ..time.clock import from_micros, to_micros
 from ..time.resolver import find_times, rewrite
 
-__all__ = ["checked_messages", "read_times"]
+__all__ = ["checked_messages", "read_times", "said_in", "with_message", "Phrased"]
 
 _FIELDS = ("role", "content", "sent_at")
 
@@ -53,6 +53,11 @@ def checked_messages(messages: object, roles: Sequence[str]) -> list[tuple[int, 
     return kept
 
 
+#: What a message's phrases say: its text rewritten in absolute dates and its valid time
+#: (start, end or None, precision), in UTC microseconds; None when they say nothing.
+Phrased = tuple[str, tuple[int, int | None, str]] | None
+
+
 def read_times(
     text: str, source: Any, observed: int, z: ZoneInfo, resolve: bool, state: bool = False
 ) -> tuple[str, Any, tuple[int, int | None, str] | None]:
@@ -65,22 +70,34 @@ def read_times(
     another: "moved to Berlin on Sept 1") the phrase says when it began, so the
     valid time stays open.
     """
-    if not resolve:
+    said = said_in(text, observed, z, state) if resolve else None
+    if said is None:
         return text, source, None
+    return said[0], with_message(text, source), said[1]
+
+
+def said_in(text: str, observed: int, z: ZoneInfo, state: bool) -> Phrased:
+    """What :func:`read_times` reads from ``text`` alone: a pure function of its arguments (it runs
+    in :mod:`~localmem.core.phrases`' reader processes too)."""
     mentions = find_times(text, sent_at=from_micros(observed), tz=z)
     if not mentions:
-        return text, source, None
+        return None
     # A definite phrase over a vague one, and a phrase that names a time over one that only names
     # the present ("Now I run daily; I started last week" began last week).
     chosen = min(mentions, key=lambda m: (m.vague, m.present))
     start = observed if chosen.start is None else to_micros(chosen.start)
     end = None if chosen.end is None or (state and chosen.kind != "range") else to_micros(chosen.end)
     if end is not None and end <= start:  # "until 09:00" said at 10:00
-        return text, source, None
+        return None
+    return rewrite(text, mentions), (start, end, chosen.precision)
+
+
+def with_message(text: str, source: Any) -> Any:
+    """``source`` holding the message as said (under ``"message"``), once its phrases were rewritten."""
     if source is None:
-        source = {"message": text}
-    elif isinstance(source, Mapping) and "message" not in source:
-        source = {"message": text, **source}
-    elif not isinstance(source, Mapping):
-        source = {"message": text, "source": source}
-    return rewrite(text, mentions), source, (start, end, chosen.precision)
+        return {"message": text}
+    if isinstance(source, Mapping) and "message" not in source:
+        return {"message": text, **source}
+    if not isinstance(source, Mapping):
+        return {"message": text, "source": source}
+    return source

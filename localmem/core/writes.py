@@ -37,7 +37,7 @@ from .messages import checked_messages, read_times
 from .revision import Erasure, Revision
 
 __all__ = ["UNSET", "Unset", "add", "add_messages", "correct", "supersede", "retract", "expire", "erase",
-           "embed_missing", "Said", "check_add", "check_add_args", "read_said", "write_one"]
+           "embed_missing", "Said", "Encoded", "check_add", "check_add_args", "write_one"]
 
 
 class Unset(enum.Enum):
@@ -120,35 +120,8 @@ def check_add(item: Mapping[str, Any], seen: set[tuple[str, str]]) -> None:
         seen.add((user_id, kind))
 
 
-def read_said(ledger: Ledger, item: Mapping[str, Any], *, resolve: bool, zones: dict[str, ZoneInfo],
-              reading: Micros | None) -> Said:
-    """An ``add_many`` item read as ``add`` reads its arguments, before the write: its JSON encoded,
-    its zone (a zone given for a user holds for the user's later items, as it does for later adds;
-    ``zones`` caches each user's), its phrases read against its observed time, else ``reading``."""
-    user_id, tz, source = item["user_id"], item.get("tz"), item.get("source")
-    value, attributes = encode_json(item.get("value"), "value"), encode_attributes(item.get("attributes"))
-    z: ZoneInfo
-    if tz is not None:
-        z = zones[user_id] = zone(tz)
-    elif user_id in zones:
-        z = zones[user_id]
-    else:
-        z = zones[user_id] = ledger.zone_for(None, user_id)
-    observed_at = item.get("observed_at")
-    observed = None if observed_at is None else observed_micros(observed_at, 0, z)
-    at = observed if observed is not None else reading
-    assert at is not None  # the caller reads the clock when there are items
-    state = item.get("key") is not None or item.get("supersedes") is not None
-    encoded = encode_json(source, "source")  # bad JSON is refused whatever the text says
-    stored, said_source, said = read_times(item["text"], source, at, z,
-                                           resolve and item.get("valid_from") is None, state)
-    if said_source is not source:  # the message was kept in it: encode the new source
-        encoded = encode_json(said_source, "source")
-    return Said(stored, (value, attributes, encoded), z, observed, reading, said)
-
-
 def write_one(ledger: Ledger, item: Mapping[str, Any], said: Said) -> Revision:
-    """Write one ``add_many`` item that ``add`` would write (as read by :func:`read_said`)."""
+    """Write one ``add_many`` item that ``add`` would write (as ``add_many`` read it)."""
     return _write(ledger, said, user_id=item["user_id"], valid_from=item.get("valid_from"),
                   valid_to=item.get("valid_to"), precision=item.get("precision"), expires=item.get("expires"),
                   key=item.get("key"), supersedes=item.get("supersedes"), kind=item.get("kind", "fact"),

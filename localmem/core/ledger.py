@@ -196,7 +196,8 @@ class Ledger(Transactions):
         stored["rev_hash"] = chain.rev_hash(
             [stored[c] for c in chain.HASHED_FIELDS], row["kind"], row["key"], content, prev_hash)
         stored["chain"] = self.link(stored["rev_hash"], recorded_at)
-        self.connection.execute(sql.INSERT_REVISION, tuple(stored[c] for c in sql.STORED_REVISION_COLUMNS))
+        self.connection.execute(
+            sql.INSERT_REVISION, (*(stored[c] for c in sql.STORED_REVISION_COLUMNS), row["kind"], row["key"]))
         self._txn_head = stored["chain"]
         rev_seq = self.connection.last_insert_rowid()
         self.connection.execute(

@@ -62,6 +62,15 @@ CREATE INDEX memories_user_key ON memories (user_id, key) WHERE key IS NOT NULL;
 --   chain         SHA-256 of the previous row's (by seq) chain, rev_hash and
 --                 arrived_at: this store's own chain, local like seq.
 -- Rows from before schema 8 have NULLs there.
+--
+-- Schema 9 appended a copy of the memory's kind and key, so that a point get
+-- reads one revision row and its content without the memories table:
+--   memory_kind   the memory's kind (memories.kind), as the revision was written;
+--   memory_key    the memory's key (memories.key, NULL for none).
+-- Local, never synced (files carry kind and key on the memory): the device's
+-- own INSERTs fill them from the memory. Rows from before schema 9, and rows a
+-- writer left them NULL in, have memory_kind NULL: reads then take the
+-- memory's (memories rows never change, so the two always agree).
 CREATE TABLE revisions (
     seq           INTEGER PRIMARY KEY,             -- local arrival order
     rev_id        TEXT NOT NULL UNIQUE CHECK (length(rev_id) = 26),
@@ -86,7 +95,7 @@ CREATE TABLE revisions (
     prev_rev      TEXT REFERENCES revisions (rev_id),      -- the revision this one follows
     supersedes    TEXT REFERENCES memories (memory_id),    -- the memory this one replaced
     superseded_by TEXT REFERENCES memories (memory_id),    -- the memory that replaced this one
-    origin        TEXT NOT NULL, hlc INTEGER NOT NULL DEFAULT 0, arrived_at INTEGER NOT NULL DEFAULT 0, content_hash BLOB CHECK (content_hash IS NULL OR length(content_hash) = 32), rev_hash BLOB CHECK (rev_hash IS NULL OR length(rev_hash) = 32), chain BLOB CHECK (chain IS NULL OR length(chain) = 32),                           -- device id that wrote it
+    origin        TEXT NOT NULL, hlc INTEGER NOT NULL DEFAULT 0, arrived_at INTEGER NOT NULL DEFAULT 0, content_hash BLOB CHECK (content_hash IS NULL OR length(content_hash) = 32), rev_hash BLOB CHECK (rev_hash IS NULL OR length(rev_hash) = 32), chain BLOB CHECK (chain IS NULL OR length(chain) = 32), memory_kind TEXT CHECK (memory_kind IS NULL OR length(memory_kind) > 0), memory_key TEXT CHECK (memory_key IS NULL OR length(memory_key) > 0),                           -- device id that wrote it
     CHECK ((version = 1) = (prev_rev IS NULL))
 ) STRICT;
 

@@ -10,9 +10,9 @@ a date or a time phrase) and half from ``benchmarks/data/phrase_free.txt`` (none
 ``--phrase-share`` sets the split. Contenders, in one run, their order rotated each round:
 
 * ``add_many`` — localmem's batched add (``Store.add_many``), time phrases read
-  (``resolve=True``, the default, and ``workers=None``: reader processes only on CPUs the
-  load leaves idle), read with one reader process whatever the load (``add_many_readers``,
-  ``workers=1``: its start and CPU counted) and not read (``add_many_noresolve``). CPU
+  (``resolve=True``, the default, and the default ``workers=0``: no reader process), read
+  with one reader process whatever the load (``add_many_readers``, ``workers=1``: its start
+  and CPU counted) and not read (``add_many_noresolve``). CPU
   seconds are printed for each: this process's during the timed calls, and the readers'
   whole lives. On a localmem without ``add_many`` (an older commit under ``ab.py
   --same-script``) the same lines go through ``add`` in ``batch()``, under the same names

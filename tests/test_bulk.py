@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 from collections.abc import Iterator
 from dataclasses import fields
 from pathlib import Path
@@ -206,3 +208,14 @@ def test_a_bad_item_among_many_names_itself_and_writes_nothing(store: localmem.S
     with pytest.raises(localmem.InvalidInputError, match="workers="):
         store.add_many(MIXED, workers=-1)
     assert store.connection.execute("SELECT count(*) FROM revisions").get == 0
+
+
+def test_by_default_a_big_batch_starts_no_reader_process(store: localmem.Store,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reader processes are opt-in: a library starts no process unasked, however idle the machine."""
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    started: list[object] = []
+    monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: started.append(a))
+    store.add_many(MIXED)
+    assert started == [] and store.connection.execute("SELECT count(*) FROM revisions").get == len(MIXED)

@@ -300,6 +300,49 @@ def test_a_version_1_file_is_migrated_to_schema_sql_and_keeps_its_memories(
     assert ours(migrated) == ours(expected)
 
 
+def test_a_version_8_file_gets_the_kind_and_key_copies_and_reads_its_old_rows_through_the_memory(
+    db_path: Path, tmp_path: Path, clock: FrozenClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Step 9 adds the revisions' copies of their memory's kind and key: rows written before it keep
+    NULLs and are read with their memory's kind and key; every write after it fills them."""
+    _version_1_file(db_path)
+    with monkeypatch.context() as m:
+        m.setattr(_db, "SCHEMA_VERSION", 8)
+        localmem.open(db_path, clock=clock).close()  # steps 2..8: a version-8 file
+    conn = apsw.Connection(str(db_path))
+    assert conn.pragma("user_version") == 8
+    memory_id = "M" * 26
+    conn.execute("INSERT INTO memories (memory_id, user_id, kind, key, created_at)"
+                 " VALUES (?, 'sam', 'place', 'home_city', 1)", (memory_id,))
+    conn.execute(
+        "INSERT INTO revisions (rev_id, memory_id, user_id, version, op, valid_from, precision, valid_source,"
+        " observed_at, recorded_at, tz, retracted, corrected, origin, hlc, arrived_at)"
+        " VALUES (?, ?, 'sam', 1, 'assert', 1, 'instant', 'assumed', 1, 1, 'UTC', 0, 0, 'v8', 1024, 1)",
+        ("R" * 26, memory_id))
+    conn.execute("INSERT INTO content (rev_seq, memory_id, text) VALUES (1, ?, 'Sam lives in Lisbon')",
+                 (memory_id,))
+    conn.close()
+
+    with localmem.open(db_path, clock=clock) as store:
+        conn = store.connection
+        assert conn.pragma("user_version") == _db.SCHEMA_VERSION == 9
+        assert conn.execute("SELECT memory_kind, memory_key FROM revisions").fetchall() == [(None, None)]
+        old = store.get(memory_id)
+        assert old is not None
+        assert (old.kind, old.key, old.text) == ("place", "home_city", "Sam lives in Lisbon")
+        store.correct(memory_id, text="Sam lives in Lisbon, Portugal")
+        assert conn.execute("SELECT memory_kind, memory_key FROM revisions WHERE version = 2").fetchall() \
+            == [("place", "home_city")]
+        new = store.get(memory_id)
+        assert new is not None and (new.kind, new.key, new.version) == ("place", "home_city", 2)
+        assert store.doctor().ok
+        migrated = _schema_of(conn)
+    with localmem.open(tmp_path / "fresh.db", clock=clock) as fresh:
+        expected = _schema_of(fresh.connection)
+    assert [r for r in migrated if not r[1].startswith("sqlite_stat")] == \
+        [r for r in expected if not r[1].startswith("sqlite_stat")]
+
+
 def test_two_fresh_files_have_identical_schemas(tmp_path: Path, clock: FrozenClock) -> None:
     """Two fresh files get byte-for-byte the same sqlite_schema and header pragmas."""
     def schema(path: Path) -> tuple[object, ...]:

@@ -104,3 +104,16 @@ def test_a_summary_left_behind_by_an_erase_made_by_hand_is_reported(store: local
         (source.memory_id, "T" * 26))
     failed = [c.name for c in store.doctor().checks if not c.ok]
     assert failed == ["memories derived from an erased one are erased"]
+
+
+def test_a_revision_whose_copy_of_its_memorys_kind_was_changed_by_hand_is_reported(
+        store: localmem.Store) -> None:
+    """A revision's copy of its memory's kind (what get reads) edited behind localmem's back fails doctor."""
+    m = store.add("Sam lives in Lisbon", user_id="sam", kind="place")
+    conn = store.connection
+    trigger = conn.execute("SELECT sql FROM sqlite_schema WHERE name = 'revisions_no_update'").get
+    conn.execute("DROP TRIGGER revisions_no_update")
+    conn.execute("UPDATE revisions SET memory_kind = 'fact' WHERE memory_id = ?", (m.memory_id,))
+    conn.execute(trigger)
+    failed = [c.name for c in store.doctor().checks if not c.ok]
+    assert failed == ["revisions' copies of their memory's kind and key match it"]

@@ -363,6 +363,8 @@ REVISION_COLUMNS = [
     "hlc", "arrived_at",
     # Tamper evidence's hashes (localmem/core/chain.py).
     "content_hash", "rev_hash", "chain",
+    # Schema 9's local copies of the memory's kind and key (a get reads no memories row).
+    "memory_kind", "memory_key",
 ]
 
 

@@ -496,3 +496,26 @@ def test_a_keys_current_value_is_the_same_whatever_the_lookup_window(
     assert store._ledger.key_head_row("sam", "weight") == whole
     new = store.add("weight 71", user_id="sam", key="weight", valid_from=start + timedelta(days=35))
     assert new.supersedes == whole[2]  # the one live value: the history one (the rest superseded)
+
+
+def test_every_write_copies_the_memorys_kind_and_key_onto_its_revision(
+        store: localmem.Store, clock: FrozenClock) -> None:
+    """add, add_many (its bulk rows and its keyed ones), a key's new value, correct, retract and derive
+    all write revisions whose copies of kind and key (what get reads) are the memory's."""
+    lisbon = store.add("Sam lives in Lisbon", user_id="sam", key="home_city", kind="place")
+    store.add_many([{"text": "Sam ran a 10K", "user_id": "sam", "kind": "event"},
+                    {"text": "Sam prefers tea", "user_id": "sam", "key": "drink", "kind": "taste"}])
+    clock.advance(days=1)
+    store.add("Sam moved to Berlin", user_id="sam", key="home_city", kind="place", valid_from="2026-03-03")
+    store.correct(lisbon.memory_id, text="Sam lived in Lisbon, Portugal")
+    tea = store.read("sam", key="drink")[0]
+    store.retract(tea.memory_id)
+    store.derive("Sam is a runner", from_=store.read("sam", kind="event"), user_id="sam")
+    conn = store.connection
+    copied = conn.execute("SELECT count(*) FROM revisions").get
+    assert copied == 8  # four memories, a supersession, a correction, a retraction and a summary
+    assert conn.execute(
+        "SELECT count(*) FROM revisions AS r JOIN memories AS m ON m.memory_id = r.memory_id"
+        " WHERE r.memory_kind IS m.kind AND r.memory_key IS m.key").get == copied
+    got = store.get(lisbon.memory_id)
+    assert got is not None and (got.kind, got.key) == ("place", "home_city")

@@ -85,6 +85,20 @@ def test_export_then_import_converges_and_a_second_import_changes_nothing(
     assert laptop.doctor().ok
 
 
+def test_imported_revisions_carry_their_memorys_kind_and_key_copied_here(
+        phone: localmem.Store, laptop: localmem.Store, tmp_path: Path) -> None:
+    """The copies of a memory's kind and key on its revisions are local (files carry them on the
+    memory): an import fills them from the memory it brings, on the row-by-row path."""
+    a = phone.add("Sam lives in Lisbon", user_id="sam", key="home_city", kind="place")
+    phone.correct(a.memory_id, text="Sam lives in Lisbon, Portugal")
+    laptop.import_(phone.export(tmp_path / "p.lmsync.gz").path)
+    rows = laptop.connection.execute("SELECT memory_kind, memory_key FROM revisions").fetchall()
+    assert rows == [("place", "home_city")] * 2
+    got = laptop.get(a.memory_id, known_at=FAR)
+    assert got is not None and (got.kind, got.key) == ("place", "home_city")
+    assert laptop.doctor().ok
+
+
 def test_file_is_gzip_json_lines_readable_without_localmem(phone: localmem.Store, tmp_path: Path) -> None:
     """The file is gzip'd JSON lines: header (format, versions, device, counts), checksummed trailer."""
     import hashlib

@@ -147,3 +147,16 @@ def test_tombstones_after_a_large_import_erase_the_words_it_brought(
         "lisbon", user_id="u1", current_only=False, limit=50, as_of=FAR)}
     fts_ok(laptop)
     assert laptop.doctor().ok
+
+
+def test_a_bulk_import_copies_each_memorys_kind_and_key_onto_its_revisions(
+        phone: localmem.Store, laptop: localmem.Store, tmp_path: Path) -> None:
+    """Through the bulk window too, each imported revision carries its memory's kind and key."""
+    phone.add_many([{"text": f"note {i}", "user_id": "sam", "kind": "note", "key": f"k{i}" if i % 2 else None}
+                    for i in range(30)])
+    laptop.import_(phone.export(tmp_path / "p.lmsync.gz").path)
+    conn = laptop.connection
+    assert conn.execute(
+        "SELECT count(*) FROM revisions AS r JOIN memories AS m ON m.memory_id = r.memory_id"
+        " WHERE r.memory_kind IS m.kind AND r.memory_key IS m.key").get == 30
+    assert laptop.doctor().ok

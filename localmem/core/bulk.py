@@ -84,7 +84,7 @@ def _checked(items: object, resolve: object) -> list[Mapping[str, Any]]:
 
 
 def add_many(ledger: Ledger, items: Iterable[Mapping[str, Any]], *, resolve: bool = True,
-             workers: int | None = None, readers: Readers | None = None) -> list[Added]:
+             workers: int | None = 0, readers: Readers | None = None) -> list[Added]:
     """See :meth:`localmem.store.Store.add_many` (``readers``: the store's reader processes, which
     :mod:`~localmem.core.phrases` may share a big batch's phrase reading with; None: read here)."""
     checked = _checked(items, resolve)

@@ -81,6 +81,9 @@ _INVARIANTS: tuple[tuple[str, str], ...] = (
      "SELECT count(*) FROM revisions AS r JOIN revisions AS p ON p.rev_id = r.prev_rev"
      " WHERE p.memory_id IS NOT r.memory_id OR p.version != r.version - 1"
      " OR p.recorded_at > r.recorded_at"),
+    ("revisions' copies of their memory's kind and key match it",
+     "SELECT count(*) FROM revisions AS r JOIN memories AS m ON m.memory_id = r.memory_id"
+     " WHERE r.memory_kind IS NOT NULL AND (r.memory_kind IS NOT m.kind OR r.memory_key IS NOT m.key)"),
     ("revisions carry their memory's user",
      "SELECT count(*) FROM revisions AS r JOIN memories AS m ON m.memory_id = r.memory_id"
      " WHERE m.user_id IS NOT r.user_id"),

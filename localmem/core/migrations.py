@@ -408,4 +408,10 @@ ALTER TABLE revisions ADD COLUMN rev_hash BLOB CHECK (rev_hash IS NULL OR length
 ALTER TABLE revisions ADD COLUMN chain BLOB CHECK (chain IS NULL OR length(chain) = 32);
 ALTER TABLE sync_peers ADD COLUMN file_sha256 TEXT CHECK (file_sha256 IS NULL OR length(file_sha256) = 64);
 """,
+    # A copy of the memory's kind and key on each revision (schema.sql says why): a get reads no
+    # memories row. Older rows keep NULLs (rows are immutable): reads fall back to the memory's.
+    9: """
+ALTER TABLE revisions ADD COLUMN memory_kind TEXT CHECK (memory_kind IS NULL OR length(memory_kind) > 0);
+ALTER TABLE revisions ADD COLUMN memory_key TEXT CHECK (memory_key IS NULL OR length(memory_key) > 0);
+""",
 }

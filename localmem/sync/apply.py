@@ -28,6 +28,7 @@ reported and never half-applied, until its peer's clock (or the file) is fixed.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from operator import itemgetter
 from pathlib import Path
@@ -51,6 +52,8 @@ from .files import (
     REVISION_FIELDS,
     TOMBSTONE_FIELDS,
     ImportSummary,
+    check_end,
+    check_header,
     check_int,
     lines,
     parse_line,
@@ -127,6 +130,12 @@ class _Apply:
         # caches above and _pending_revs.
         self._pending: list[tuple[int, str, str, int, tuple[Any, ...]]] = []
         self._pending_revs: set[str] = set()
+        # What the store held, at the start of the chunk being checked, of the ids the chunk names
+        # (one look-up per table per chunk, not one per row; see rows()). None when not looked up,
+        # or no longer true: every write (a flush) makes them stale.
+        self._have_memories: dict[str, tuple[Any, ...]] | None = None
+        self._have_revisions: dict[str, tuple[Any, ...]] | None = None
+        self._have_prev: dict[str, tuple[Any, ...]] | None = None
         self.next_seq = int(self.conn.execute(core_sql.NEWEST_SEQ).get) + 1
         self.window: BulkWindow | None = None
         self._window_done = False
@@ -147,6 +156,7 @@ class _Apply:
         If one is refused, the chunk is rolled back and written row by row, in file order, so
         the error names the line and the row exactly as writing each row as it came would.
         """
+        self._have_memories = self._have_revisions = self._have_prev = None
         if not self._pending:
             return
         pending, self._pending = self._pending, []
@@ -239,6 +249,56 @@ class _Apply:
             raise SyncFileError(f"{self._at(n)}: {what} {_shown(v)} is before 1970: expected a recorded time")
         return v
 
+    def rows(self, batch: list[tuple[int, dict[str, Any]]]) -> None:
+        """Check a chunk of rows (line number, row) in file order, then write them.
+
+        The store's rows for every id the chunk names are looked up first, one query per
+        table; a row's check then reads them from there (or from the rows of this file
+        before it), exactly as a look-up of its own at that point would find them. An id
+        that is not a plain ASCII string is looked up on its own, as before.
+        """
+        mem_ids: list[str] = []
+        rev_ids: list[str] = []
+        prev_ids: list[str] = []
+        known_mem, known_rev = self._memories, self._revisions
+        for _n, o in batch:
+            kind = o.get("t")
+            if kind == "revision":
+                for f in ("memory_id", "supersedes", "superseded_by"):
+                    v = o.get(f)
+                    if type(v) is str and v not in known_mem and v.isascii():
+                        mem_ids.append(v)
+                v = o.get("rev_id")
+                if type(v) is str and v.isascii():
+                    rev_ids.append(v)
+                v = o.get("prev_rev")
+                if type(v) is str and v not in known_rev and v.isascii():
+                    prev_ids.append(v)
+            elif kind == "memory":
+                v = o.get("memory_id")
+                if type(v) is str and v not in known_mem and v.isascii():
+                    mem_ids.append(v)
+        self._have_memories = self._look_up(sql.MEMORY_ROWS, mem_ids)
+        self._have_revisions = self._look_up(sql.REVISION_ROWS, rev_ids)
+        self._have_prev = self._look_up(sql.PREV_ROWS, prev_ids)
+        for n, o in batch:
+            self.row(n, o)
+        self.flush()
+
+    def _look_up(self, query: str, ids: list[str]) -> dict[str, tuple[Any, ...]]:
+        if not ids:
+            return {}
+        return {r[0]: r[1:] for r in self.conn.execute(query, (json.dumps(ids),))}
+
+    def _stored(self, have: dict[str, tuple[Any, ...]] | None, key: object,
+                query: str) -> tuple[Any, ...] | None:
+        """``key``'s row in the store: from the chunk's look-up ``have`` if it covers the key,
+        else looked up now with ``query``."""
+        if have is not None and type(key) is str and key.isascii():
+            return have.get(key)
+        row: tuple[Any, ...] | None = self.conn.execute(query, (key,)).fetchone()
+        return row
+
     def row(self, n: int, obj: dict[str, Any]) -> None:
         kind = obj.get("t")
         try:
@@ -275,7 +335,7 @@ class _Apply:
         """(user_id, kind, key, created_at) of a memory here, or None."""
         row = self._memories.get(memory_id)
         if row is None:
-            found = self.conn.execute(sql.MEMORY_ROW, (memory_id,)).fetchone()
+            found = self._stored(self._have_memories, memory_id, sql.MEMORY_ROW)
             if found is None:
                 return None
             row = self._remember(self._memories, memory_id, tuple(found))
@@ -301,7 +361,6 @@ class _Apply:
             self.skipped += 1
 
     def _revision(self, n: int, o: dict[str, Any]) -> None:
-        c = self.conn
         rev_id, memory_id = o["rev_id"], o["memory_id"]
         for f in _INT_FIELDS:
             v = o[f]
@@ -330,7 +389,7 @@ class _Apply:
         fields = _TRAVELLED(o)
         if rev_id in self._pending_revs:
             self.flush()  # the same revision twice in the file: compare with the one written
-        have = c.execute(sql.REVISION_ROW, (rev_id,)).fetchone()
+        have = self._stored(self._have_revisions, rev_id, sql.REVISION_ROW)
         if have is not None:
             travelled = (*fields, *((True, *_CONTENT_VALUES(content)) if content is not None else ()))
             nf = len(REVISION_FIELDS)
@@ -353,7 +412,9 @@ class _Apply:
                 raise self._refuse(n, _STARTS, f"revision {rev_id!r} starts memory {memory_id!r} at "
                                                f"{_shown(rec)}, not at its creation {_shown(created_at)}")
         else:
-            prev = self._revisions.get(o["prev_rev"]) or c.execute(sql.PREV_ROW, (o["prev_rev"],)).fetchone()
+            prev = self._revisions.get(o["prev_rev"])
+            if prev is None:
+                prev = self._stored(self._have_prev, o["prev_rev"], sql.PREV_ROW)
             if prev is None:
                 raise self._missing(n, f"revision {rev_id!r} follows revision {o['prev_rev']!r}")
             p_memory, p_version, p_recorded, p_hlc, prev_hash = prev
@@ -450,45 +511,74 @@ class _Apply:
 
 
 def import_(ledger: Ledger, path: str | os.PathLike[str], *, origin: str | None = None) -> ImportSummary:
-    """Verify a sync file, then check and apply it in one transaction (see :meth:`Store.import_`).
+    """Check and apply a sync file in one transaction, or refuse it whole (see :meth:`Store.import_`).
 
     ``origin``, if given, is the device the file must come from (its header's origin).
+
+    The file is read once: its rows are checked and written as they come, its checksum
+    and counts are checked at its end, before the commit, and anything refused rolls the
+    whole transaction back. A file that is refused is then read again by
+    :func:`~localmem.sync.files.verify`, so that a damaged or altered file is reported as
+    such (its checksum, its trailer) before whatever its rows broke, as when the file was
+    verified before its first row was applied.
     """
     source = Path(path)
-    header, checksum, _rows = verify(source)
-    if origin is not None and header["origin"] != origin:
-        raise SyncFileError(f"{str(source)!r} is named as device {origin!r}'s export but its header says it "
-                            f"comes from device {header['origin']!r}; nothing was applied")
-    mark = header["watermark"]
-    with ledger.transaction():
-        arrival = ledger.recorded_now()
-        apply = _Apply(ledger, source, arrival, to_micros(ledger.now()))
-        if header["counts"]["revision"] >= BULK_REVISIONS:
-            # Rebuilding the secondary indexes costs the whole table: only when the file at least
-            # doubles it.
-            apply.open_window(indexes=apply.next_seq - 1 <= header["counts"]["revision"])
-        h = hashlib.sha256()
-        with lines(source) as found:
-            for n, line in enumerate(found, 1):
-                if n == 1:
-                    h.update(line)
-                    continue
+    try:
+        return _import(ledger, source, origin)
+    except Exception:
+        verify(source)  # a file-level error, if there is one, is the one reported
+        raise
+
+
+def _import(ledger: Ledger, source: Path, origin: str | None) -> ImportSummary:
+    h = hashlib.sha256()
+    with lines(source) as found:
+        numbered = enumerate(found, 1)
+        first = next(numbered, None)
+        if first is None:
+            raise SyncFileError(f"{str(source)!r} holds no lines: expected a localmem sync export")
+        header = parse_line(first[1], 1, source)
+        check_header(header, source)
+        h.update(first[1])
+        if origin is not None and header["origin"] != origin:
+            raise SyncFileError(f"{str(source)!r} is named as device {origin!r}'s export but its header says "
+                                f"it comes from device {header['origin']!r}; nothing was applied")
+        mark = header["watermark"]
+        with ledger.transaction():
+            arrival = ledger.recorded_now()
+            apply = _Apply(ledger, source, arrival, to_micros(ledger.now()))
+            if header["counts"]["revision"] >= BULK_REVISIONS:
+                # Rebuilding the secondary indexes costs the whole table: only when the file at least
+                # doubles it.
+                apply.open_window(indexes=apply.next_seq - 1 <= header["counts"]["revision"])
+            trailer: dict[str, Any] | None = None
+            rows = 0
+            batch: list[tuple[int, dict[str, Any]]] = []
+            chunk = CHUNK_ROWS
+            for n, line in numbered:
+                if trailer is not None:
+                    raise SyncFileError(
+                        f"{str(source)!r} has data after its trailer (line {n}); nothing was applied")
                 if line.startswith(b'{"end"'):
-                    break
+                    trailer = parse_line(line, n, source)
+                    continue
                 h.update(line)
-                apply.row(n, parse_line(line, n, source))
-                if apply.pending >= CHUNK_ROWS:
-                    apply.flush()
-        if h.hexdigest() != checksum:
-            raise SyncFileError(f"{str(source)!r} changed while it was being imported; nothing was applied")
-        apply.finish()
-        import_id: str | None = None
-        if any(apply.added.values()):
-            import_id = new_id(arrival)
-            ledger.connection.execute(sql.INSERT_IMPORT, (
-                import_id, checksum, header["origin"], header["created_at"], mark["from"],
-                 mark["to"], arrival, apply.first_seq, apply.last_seq, apply.added["memory"],
-                 apply.added["revision"], apply.added["tombstone"], apply.added["derivation"]))
+                rows += 1
+                batch.append((n, parse_line(line, n, source)))
+                if len(batch) >= chunk:
+                    apply.rows(batch)
+                    batch = []
+            checksum = h.hexdigest()
+            check_end(source, header, trailer, checksum, rows)
+            apply.rows(batch)
+            apply.finish()
+            import_id: str | None = None
+            if any(apply.added.values()):
+                import_id = new_id(arrival)
+                ledger.connection.execute(sql.INSERT_IMPORT, (
+                    import_id, checksum, header["origin"], header["created_at"], mark["from"],
+                    mark["to"], arrival, apply.first_seq, apply.last_seq, apply.added["memory"],
+                    apply.added["revision"], apply.added["tombstone"], apply.added["derivation"]))
     return ImportSummary(
         path=str(source), origin=header["origin"], sha256=checksum, watermark=(mark["from"], mark["to"]),
         memories=apply.added["memory"], revisions=apply.added["revision"],

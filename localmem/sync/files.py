@@ -63,6 +63,7 @@ __all__ = [
     "parse_line",
     "check_header",
     "verify",
+    "check_end",
     "read_header",
 ]
 
@@ -417,10 +418,18 @@ def verify(path: Path) -> tuple[dict[str, Any], str, int]:
             rows += 1
         if header is None:
             raise SyncFileError(f"{str(path)!r} holds no lines: expected a localmem sync export")
+    got = h.hexdigest()
+    check_end(path, header, trailer, got, rows)
+    return header, got, rows
+
+
+def check_end(path: Path, header: dict[str, Any], trailer: dict[str, Any] | None, got: str,
+              rows: int) -> None:
+    """The trailer's checks, once every line before it is read: it is there, its checksum is
+    ``got`` (the SHA-256 of the lines before it), and it and the header count ``rows`` rows."""
     if trailer is None or not isinstance(trailer.get("end"), dict):
         raise SyncFileError(f"{str(path)!r} has no trailer: the file is truncated; nothing was applied")
     end = trailer["end"]
-    got = h.hexdigest()
     if end.get("sha256") != got:
         raise SyncFileError(
             f"{str(path)!r} fails its checksum (trailer says {end.get('sha256')!r}, content hashes to "
@@ -430,7 +439,6 @@ def verify(path: Path) -> tuple[dict[str, Any], str, int]:
     counts = header.get("counts")
     if not isinstance(counts, dict) or sum(v for v in counts.values() if isinstance(v, int)) != rows:
         raise SyncFileError(f"{str(path)!r}: the header's row counts {counts!r} do not add up to {rows}")
-    return header, got, rows
 
 
 def read_header(path: Path) -> dict[str, Any]:

@@ -28,6 +28,7 @@ reported and never half-applied, until its peer's clock (or the file) is fixed.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 from operator import itemgetter
@@ -55,8 +56,9 @@ from .files import (
     check_end,
     check_header,
     check_int,
-    lines,
+    line_pieces,
     parse_line,
+    parse_row,
     verify,
 )
 
@@ -79,6 +81,10 @@ _HASHED = itemgetter(*chain.HASHED_FIELDS)
 _TRAVELLED = itemgetter(*REVISION_FIELDS)
 _CONTENT_VALUES = itemgetter(*CONTENT_FIELDS)
 _MEMORY_VALUES = itemgetter(*MEMORY_FIELDS)
+# The ids a revision names: its memory, itself, the revision it follows, the memories it links.
+_NAMED = itemgetter("memory_id", "rev_id", "prev_rev", "supersedes", "superseded_by")
+_INTS = itemgetter("version", "valid_from", "observed_at", "recorded_at", "retracted", "corrected", "hlc")
+_JUST_INT = {int}
 _INT_FIELDS = ("version", "valid_from", "observed_at", "recorded_at", "retracted", "corrected", "hlc")
 _OPTIONAL_INT_FIELDS = ("valid_to", "expires_at")
 
@@ -264,16 +270,17 @@ class _Apply:
         for _n, o in batch:
             kind = o.get("t")
             if kind == "revision":
-                for f in ("memory_id", "supersedes", "superseded_by"):
-                    v = o.get(f)
+                try:
+                    memory_id, rev_id, prev_rev, *links = _NAMED(o)
+                except KeyError:  # the row's own check names the field it lacks
+                    continue
+                for v in (memory_id, *links):
                     if type(v) is str and v not in known_mem and v.isascii():
                         mem_ids.append(v)
-                v = o.get("rev_id")
-                if type(v) is str and v.isascii():
-                    rev_ids.append(v)
-                v = o.get("prev_rev")
-                if type(v) is str and v not in known_rev and v.isascii():
-                    prev_ids.append(v)
+                if type(rev_id) is str and rev_id.isascii():
+                    rev_ids.append(rev_id)
+                if type(prev_rev) is str and prev_rev not in known_rev and prev_rev.isascii():
+                    prev_ids.append(prev_rev)
             elif kind == "memory":
                 v = o.get("memory_id")
                 if type(v) is str and v not in known_mem and v.isascii():
@@ -338,7 +345,7 @@ class _Apply:
             found = self._stored(self._have_memories, memory_id, sql.MEMORY_ROW)
             if found is None:
                 return None
-            row = self._remember(self._memories, memory_id, tuple(found))
+            self._memories[memory_id] = row = tuple(found)
         return row
 
     @staticmethod
@@ -362,10 +369,12 @@ class _Apply:
 
     def _revision(self, n: int, o: dict[str, Any]) -> None:
         rev_id, memory_id = o["rev_id"], o["memory_id"]
-        for f in _INT_FIELDS:
-            v = o[f]
-            if type(v) is not int or v not in _INT64:  # the message is only built when needed
-                check_int(v, f"{self._at(n)}: {f}")
+        ints = _INTS(o)
+        if set(map(type, ints)) != _JUST_INT or min(ints) < _INT64.start or max(ints) >= _INT64.stop:
+            for f in _INT_FIELDS:  # which one, and the message, only when one is not
+                v = o[f]
+                if type(v) is not int or v not in _INT64:
+                    check_int(v, f"{self._at(n)}: {f}")
         for f in _OPTIONAL_INT_FIELDS:
             v = o[f]
             if v is not None and (type(v) is not int or v not in _INT64):
@@ -532,14 +541,14 @@ def import_(ledger: Ledger, path: str | os.PathLike[str], *, origin: str | None 
 
 def _import(ledger: Ledger, source: Path, origin: str | None) -> ImportSummary:
     h = hashlib.sha256()
-    with lines(source) as found:
-        numbered = enumerate(found, 1)
-        first = next(numbered, None)
-        if first is None:
+    with line_pieces(source) as read:
+        pieces = iter(read)
+        first, found, ended = next((p for p in pieces if p[1]), (1, [], True))
+        if not found:
             raise SyncFileError(f"{str(source)!r} holds no lines: expected a localmem sync export")
-        header = parse_line(first[1], 1, source)
+        header = parse_line(found[0], 1, source)
         check_header(header, source)
-        h.update(first[1])
+        h.update(found[0] + b"\n" if ended else found[0])
         if origin is not None and header["origin"] != origin:
             raise SyncFileError(f"{str(source)!r} is named as device {origin!r}'s export but its header says "
                                 f"it comes from device {header['origin']!r}; nothing was applied")
@@ -555,19 +564,28 @@ def _import(ledger: Ledger, source: Path, origin: str | None) -> ImportSummary:
             rows = 0
             batch: list[tuple[int, dict[str, Any]]] = []
             chunk = CHUNK_ROWS
-            for n, line in numbered:
+            rest = (first + 1, found[1:], ended)  # the header's piece, after the header
+            for first, found, ended in itertools.chain([rest], pieces):
+                if not found:
+                    continue
                 if trailer is not None:
                     raise SyncFileError(
-                        f"{str(source)!r} has data after its trailer (line {n}); nothing was applied")
-                if line.startswith(b'{"end"'):
-                    trailer = parse_line(line, n, source)
-                    continue
-                h.update(line)
-                rows += 1
-                batch.append((n, parse_line(line, n, source)))
-                if len(batch) >= chunk:
-                    apply.rows(batch)
-                    batch = []
+                        f"{str(source)!r} has data after its trailer (line {first}); nothing was applied")
+                end = next((i for i, line in enumerate(found) if line.startswith(b'{"end"')), None)
+                if end is not None:
+                    trailer = parse_line(found[end], first + end, source)
+                    if end + 1 < len(found):
+                        raise SyncFileError(f"{str(source)!r} has data after its trailer (line "
+                                            f"{first + end + 1}); nothing was applied")
+                    found = found[:end]
+                    if not found:
+                        continue
+                h.update(b"\n".join(found) + b"\n" if ended else found[0])
+                rows += len(found)
+                batch.extend([(n, parse_row(line, n, source)) for n, line in enumerate(found, first)])
+                while len(batch) >= chunk:
+                    apply.rows(batch[:chunk])
+                    del batch[:chunk]
             checksum = h.hexdigest()
             check_end(source, header, trailer, checksum, rows)
             apply.rows(batch)

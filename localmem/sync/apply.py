@@ -379,9 +379,12 @@ class _Apply:
             v = o[f]
             if v is not None and (type(v) is not int or v not in _INT64):
                 check_int(v, f"{self._at(n)}: {f}")
-        for f in ("content_hash", "rev_hash"):
-            o[f] = self._digest(n, o[f], f)
-        rec = self._time(n, o["recorded_at"], "recorded_at")
+        got_content, got_rev = o["content_hash"], o["rev_hash"]
+        o["content_hash"] = None if got_content is None else self._digest(n, got_content, "content_hash")
+        o["rev_hash"] = None if got_rev is None else self._digest(n, got_rev, "rev_hash")
+        rec = o["recorded_at"]
+        if not EARLIEST_RECORDED <= rec <= self.limit:  # an integer by now: refused, with the reason
+            self._time(n, rec, "recorded_at")
         if o["hlc"] >> 10 > self.limit:
             self._time(n, o["hlc"] >> 10, "the clock (hlc) of revision " + repr(rev_id))
         content = o["content"]
@@ -454,7 +457,7 @@ class _Apply:
         self._pending.append((n, "revision", rev_id, _W_REVISION, (seq, *_STORED(o))))
         self._pending_revs.add(rev_id)
         self.ledger.set_head(link_value)
-        self._remember(self._revisions, rev_id, (memory_id, o["version"], rec, o["hlc"], o["rev_hash"]))
+        self._revisions[rev_id] = (memory_id, o["version"], rec, o["hlc"], o["rev_hash"])
         if self.first_seq is None:
             self.first_seq = seq
         self.last_seq = seq

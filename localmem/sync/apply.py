@@ -1,9 +1,12 @@
 """Applying a sync file: verified first, then all its rows in one transaction, or none.
 
-Import reads the file once to check it (:func:`~localmem.sync.files.verify`) before it
-touches the database, then applies it in one transaction, hashing it again so a file
-changed in between is refused. Rows already here are skipped: a repeated import writes
-nothing. An imported revision keeps its origin's recorded_at, device and clock; its
+Import reads the file once, inside one transaction: the header is checked before the
+transaction opens, each row as it comes, and the checksum, the trailer and the counts at
+the end, before the commit; anything refused rolls it all back. A refused file is then
+checked whole (:func:`~localmem.sync.files.verify`), so a damaged or altered file is
+reported as such before anything its rows broke. The store's rows for the ids a chunk of
+rows names are looked up together, one query per table. Rows already here are skipped: a
+repeated import writes nothing. An imported revision keeps its origin's recorded_at, device and clock; its
 ``arrived_at`` is the later of that recorded_at and its arrival here, and never earlier
 than the row before it, so local revision numbers stay in visibility order. A revision
 that arrives for an erased memory is stored without its content; a tombstone that
@@ -83,9 +86,9 @@ _CONTENT_VALUES = itemgetter(*CONTENT_FIELDS)
 _MEMORY_VALUES = itemgetter(*MEMORY_FIELDS)
 # The ids a revision names: its memory, itself, the revision it follows, the memories it links.
 _NAMED = itemgetter("memory_id", "rev_id", "prev_rev", "supersedes", "superseded_by")
-_INTS = itemgetter("version", "valid_from", "observed_at", "recorded_at", "retracted", "corrected", "hlc")
-_JUST_INT = {int}
 _INT_FIELDS = ("version", "valid_from", "observed_at", "recorded_at", "retracted", "corrected", "hlc")
+_INTS = itemgetter(*_INT_FIELDS)
+_JUST_INT = {int}
 _OPTIONAL_INT_FIELDS = ("valid_to", "expires_at")
 
 # The doctor invariants an import keeps, by their names in doctor's report.

@@ -7,8 +7,9 @@ before what refers to them; times as integer microseconds UTC), and a trailer wi
 the SHA-256 of every line before it. See the README's "Sync" section.
 
 Reading a file never writes: :func:`verify` checks the header, the versions, the
-row count and the checksum by reading it whole, and every way a file can be
-unreadable becomes a :class:`~localmem.errors.SyncFileError`.
+row count and the checksum by reading it whole (an import makes the same checks in
+its one pass, :func:`check_header` first and :func:`check_end` last), and every way a
+file can be unreadable becomes a :class:`~localmem.errors.SyncFileError`.
 
 A file is evidence from a peer, so reading one is bounded: only a regular file is
 opened (a FIFO, a device or a directory is refused before it is read, so none can

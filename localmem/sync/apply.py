@@ -1,9 +1,12 @@
 """Applying a sync file: verified first, then all its rows in one transaction, or none.
 
-Import reads the file once to check it (:func:`~localmem.sync.files.verify`) before it
-touches the database, then applies it in one transaction, hashing it again so a file
-changed in between is refused. Rows already here are skipped: a repeated import writes
-nothing. An imported revision keeps its origin's recorded_at, device and clock; its
+Import reads the file once, inside one transaction: the header is checked before the
+transaction opens, each row as it comes, and the checksum, the trailer and the counts at
+the end, before the commit; anything refused rolls it all back. A refused file is then
+checked whole (:func:`~localmem.sync.files.verify`), so a damaged or altered file is
+reported as such before anything its rows broke. The store's rows for the ids a chunk of
+rows names are looked up together, one query per table. Rows already here are skipped: a
+repeated import writes nothing. An imported revision keeps its origin's recorded_at, device and clock; its
 ``arrived_at`` is the later of that recorded_at and its arrival here, and never earlier
 than the row before it, so local revision numbers stay in visibility order. A revision
 that arrives for an erased memory is stored without its content; a tombstone that
@@ -28,6 +31,8 @@ reported and never half-applied, until its peer's clock (or the file) is fixed.
 from __future__ import annotations
 
 import hashlib
+import itertools
+import json
 import os
 from operator import itemgetter
 from pathlib import Path
@@ -51,9 +56,12 @@ from .files import (
     REVISION_FIELDS,
     TOMBSTONE_FIELDS,
     ImportSummary,
+    check_end,
+    check_header,
     check_int,
-    lines,
+    line_pieces,
     parse_line,
+    parse_row,
     verify,
 )
 
@@ -76,7 +84,11 @@ _HASHED = itemgetter(*chain.HASHED_FIELDS)
 _TRAVELLED = itemgetter(*REVISION_FIELDS)
 _CONTENT_VALUES = itemgetter(*CONTENT_FIELDS)
 _MEMORY_VALUES = itemgetter(*MEMORY_FIELDS)
+# The ids a revision names: its memory, itself, the revision it follows, the memories it links.
+_NAMED = itemgetter("memory_id", "rev_id", "prev_rev", "supersedes", "superseded_by")
 _INT_FIELDS = ("version", "valid_from", "observed_at", "recorded_at", "retracted", "corrected", "hlc")
+_INTS = itemgetter(*_INT_FIELDS)
+_JUST_INT = {int}
 _OPTIONAL_INT_FIELDS = ("valid_to", "expires_at")
 
 # The doctor invariants an import keeps, by their names in doctor's report.
@@ -127,6 +139,12 @@ class _Apply:
         # caches above and _pending_revs.
         self._pending: list[tuple[int, str, str, int, tuple[Any, ...]]] = []
         self._pending_revs: set[str] = set()
+        # What the store held, at the start of the chunk being checked, of the ids the chunk names
+        # (one look-up per table per chunk, not one per row; see rows()). None when not looked up,
+        # or no longer true: every write (a flush) makes them stale.
+        self._have_memories: dict[str, tuple[Any, ...]] | None = None
+        self._have_revisions: dict[str, tuple[Any, ...]] | None = None
+        self._have_prev: dict[str, tuple[Any, ...]] | None = None
         self.next_seq = int(self.conn.execute(core_sql.NEWEST_SEQ).get) + 1
         self.window: BulkWindow | None = None
         self._window_done = False
@@ -147,6 +165,7 @@ class _Apply:
         If one is refused, the chunk is rolled back and written row by row, in file order, so
         the error names the line and the row exactly as writing each row as it came would.
         """
+        self._have_memories = self._have_revisions = self._have_prev = None
         if not self._pending:
             return
         pending, self._pending = self._pending, []
@@ -239,6 +258,57 @@ class _Apply:
             raise SyncFileError(f"{self._at(n)}: {what} {_shown(v)} is before 1970: expected a recorded time")
         return v
 
+    def rows(self, batch: list[tuple[int, dict[str, Any]]]) -> None:
+        """Check a chunk of rows (line number, row) in file order, then write them.
+
+        The store's rows for every id the chunk names are looked up first, one query per
+        table; a row's check then reads them from there (or from the rows of this file
+        before it), exactly as a look-up of its own at that point would find them. An id
+        that is not a plain ASCII string is looked up on its own, as before.
+        """
+        mem_ids: list[str] = []
+        rev_ids: list[str] = []
+        prev_ids: list[str] = []
+        known_mem, known_rev = self._memories, self._revisions
+        for _n, o in batch:
+            kind = o.get("t")
+            if kind == "revision":
+                try:
+                    memory_id, rev_id, prev_rev, *links = _NAMED(o)
+                except KeyError:  # the row's own check names the field it lacks
+                    continue
+                for v in (memory_id, *links):
+                    if type(v) is str and v not in known_mem and v.isascii():
+                        mem_ids.append(v)
+                if type(rev_id) is str and rev_id.isascii():
+                    rev_ids.append(rev_id)
+                if type(prev_rev) is str and prev_rev not in known_rev and prev_rev.isascii():
+                    prev_ids.append(prev_rev)
+            elif kind == "memory":
+                v = o.get("memory_id")
+                if type(v) is str and v not in known_mem and v.isascii():
+                    mem_ids.append(v)
+        self._have_memories = self._look_up(sql.MEMORY_ROWS, mem_ids)
+        self._have_revisions = self._look_up(sql.REVISION_ROWS, rev_ids)
+        self._have_prev = self._look_up(sql.PREV_ROWS, prev_ids)
+        for n, o in batch:
+            self.row(n, o)
+        self.flush()
+
+    def _look_up(self, query: str, ids: list[str]) -> dict[str, tuple[Any, ...]]:
+        if not ids:
+            return {}
+        return {r[0]: r[1:] for r in self.conn.execute(query, (json.dumps(ids),))}
+
+    def _stored(self, have: dict[str, tuple[Any, ...]] | None, key: object,
+                query: str) -> tuple[Any, ...] | None:
+        """``key``'s row in the store: from the chunk's look-up ``have`` if it covers the key,
+        else looked up now with ``query``."""
+        if have is not None and type(key) is str and key.isascii():
+            return have.get(key)
+        row: tuple[Any, ...] | None = self.conn.execute(query, (key,)).fetchone()
+        return row
+
     def row(self, n: int, obj: dict[str, Any]) -> None:
         kind = obj.get("t")
         try:
@@ -275,10 +345,10 @@ class _Apply:
         """(user_id, kind, key, created_at) of a memory here, or None."""
         row = self._memories.get(memory_id)
         if row is None:
-            found = self.conn.execute(sql.MEMORY_ROW, (memory_id,)).fetchone()
+            found = self._stored(self._have_memories, memory_id, sql.MEMORY_ROW)
             if found is None:
                 return None
-            row = self._remember(self._memories, memory_id, tuple(found))
+            self._memories[memory_id] = row = tuple(found)
         return row
 
     @staticmethod
@@ -301,19 +371,23 @@ class _Apply:
             self.skipped += 1
 
     def _revision(self, n: int, o: dict[str, Any]) -> None:
-        c = self.conn
         rev_id, memory_id = o["rev_id"], o["memory_id"]
-        for f in _INT_FIELDS:
-            v = o[f]
-            if type(v) is not int or v not in _INT64:  # the message is only built when needed
-                check_int(v, f"{self._at(n)}: {f}")
+        ints = _INTS(o)
+        if set(map(type, ints)) != _JUST_INT or min(ints) < _INT64.start or max(ints) >= _INT64.stop:
+            for f in _INT_FIELDS:  # which one, and the message, only when one is not
+                v = o[f]
+                if type(v) is not int or v not in _INT64:
+                    check_int(v, f"{self._at(n)}: {f}")
         for f in _OPTIONAL_INT_FIELDS:
             v = o[f]
             if v is not None and (type(v) is not int or v not in _INT64):
                 check_int(v, f"{self._at(n)}: {f}")
-        for f in ("content_hash", "rev_hash"):
-            o[f] = self._digest(n, o[f], f)
-        rec = self._time(n, o["recorded_at"], "recorded_at")
+        got_content, got_rev = o["content_hash"], o["rev_hash"]
+        o["content_hash"] = None if got_content is None else self._digest(n, got_content, "content_hash")
+        o["rev_hash"] = None if got_rev is None else self._digest(n, got_rev, "rev_hash")
+        rec = o["recorded_at"]
+        if not EARLIEST_RECORDED <= rec <= self.limit:  # an integer by now: refused, with the reason
+            self._time(n, rec, "recorded_at")
         if o["hlc"] >> 10 > self.limit:
             self._time(n, o["hlc"] >> 10, "the clock (hlc) of revision " + repr(rev_id))
         content = o["content"]
@@ -330,7 +404,7 @@ class _Apply:
         fields = _TRAVELLED(o)
         if rev_id in self._pending_revs:
             self.flush()  # the same revision twice in the file: compare with the one written
-        have = c.execute(sql.REVISION_ROW, (rev_id,)).fetchone()
+        have = self._stored(self._have_revisions, rev_id, sql.REVISION_ROW)
         if have is not None:
             travelled = (*fields, *((True, *_CONTENT_VALUES(content)) if content is not None else ()))
             nf = len(REVISION_FIELDS)
@@ -353,7 +427,9 @@ class _Apply:
                 raise self._refuse(n, _STARTS, f"revision {rev_id!r} starts memory {memory_id!r} at "
                                                f"{_shown(rec)}, not at its creation {_shown(created_at)}")
         else:
-            prev = self._revisions.get(o["prev_rev"]) or c.execute(sql.PREV_ROW, (o["prev_rev"],)).fetchone()
+            prev = self._revisions.get(o["prev_rev"])
+            if prev is None:
+                prev = self._stored(self._have_prev, o["prev_rev"], sql.PREV_ROW)
             if prev is None:
                 raise self._missing(n, f"revision {rev_id!r} follows revision {o['prev_rev']!r}")
             p_memory, p_version, p_recorded, p_hlc, prev_hash = prev
@@ -384,7 +460,7 @@ class _Apply:
         self._pending.append((n, "revision", rev_id, _W_REVISION, (seq, *_STORED(o))))
         self._pending_revs.add(rev_id)
         self.ledger.set_head(link_value)
-        self._remember(self._revisions, rev_id, (memory_id, o["version"], rec, o["hlc"], o["rev_hash"]))
+        self._revisions[rev_id] = (memory_id, o["version"], rec, o["hlc"], o["rev_hash"])
         if self.first_seq is None:
             self.first_seq = seq
         self.last_seq = seq
@@ -450,45 +526,83 @@ class _Apply:
 
 
 def import_(ledger: Ledger, path: str | os.PathLike[str], *, origin: str | None = None) -> ImportSummary:
-    """Verify a sync file, then check and apply it in one transaction (see :meth:`Store.import_`).
+    """Check and apply a sync file in one transaction, or refuse it whole (see :meth:`Store.import_`).
 
     ``origin``, if given, is the device the file must come from (its header's origin).
+
+    The file is read once: its rows are checked and written as they come, its checksum
+    and counts are checked at its end, before the commit, and anything refused rolls the
+    whole transaction back. A file that is refused is then read again by
+    :func:`~localmem.sync.files.verify`, so that a damaged or altered file is reported as
+    such (its checksum, its trailer) before whatever its rows broke, as when the file was
+    verified before its first row was applied.
     """
     source = Path(path)
-    header, checksum, _rows = verify(source)
-    if origin is not None and header["origin"] != origin:
-        raise SyncFileError(f"{str(source)!r} is named as device {origin!r}'s export but its header says it "
-                            f"comes from device {header['origin']!r}; nothing was applied")
-    mark = header["watermark"]
-    with ledger.transaction():
-        arrival = ledger.recorded_now()
-        apply = _Apply(ledger, source, arrival, to_micros(ledger.now()))
-        if header["counts"]["revision"] >= BULK_REVISIONS:
-            # Rebuilding the secondary indexes costs the whole table: only when the file at least
-            # doubles it.
-            apply.open_window(indexes=apply.next_seq - 1 <= header["counts"]["revision"])
-        h = hashlib.sha256()
-        with lines(source) as found:
-            for n, line in enumerate(found, 1):
-                if n == 1:
-                    h.update(line)
+    try:
+        return _import(ledger, source, origin)
+    except Exception:
+        verify(source)  # a file-level error, if there is one, is the one reported
+        raise
+
+
+def _import(ledger: Ledger, source: Path, origin: str | None) -> ImportSummary:
+    h = hashlib.sha256()
+    with line_pieces(source) as read:
+        pieces = iter(read)
+        first, found, ended = next((p for p in pieces if p[1]), (1, [], True))
+        if not found:
+            raise SyncFileError(f"{str(source)!r} holds no lines: expected a localmem sync export")
+        header = parse_line(found[0], 1, source)
+        check_header(header, source)
+        h.update(found[0] + b"\n" if ended else found[0])
+        if origin is not None and header["origin"] != origin:
+            raise SyncFileError(f"{str(source)!r} is named as device {origin!r}'s export but its header says "
+                                f"it comes from device {header['origin']!r}; nothing was applied")
+        mark = header["watermark"]
+        with ledger.transaction():
+            arrival = ledger.recorded_now()
+            apply = _Apply(ledger, source, arrival, to_micros(ledger.now()))
+            if header["counts"]["revision"] >= BULK_REVISIONS:
+                # Rebuilding the secondary indexes costs the whole table: only when the file at least
+                # doubles it.
+                apply.open_window(indexes=apply.next_seq - 1 <= header["counts"]["revision"])
+            trailer: dict[str, Any] | None = None
+            rows = 0
+            batch: list[tuple[int, dict[str, Any]]] = []
+            chunk = CHUNK_ROWS
+            rest = (first + 1, found[1:], ended)  # the header's piece, after the header
+            for first, found, ended in itertools.chain([rest], pieces):
+                if not found:
                     continue
-                if line.startswith(b'{"end"'):
-                    break
-                h.update(line)
-                apply.row(n, parse_line(line, n, source))
-                if apply.pending >= CHUNK_ROWS:
-                    apply.flush()
-        if h.hexdigest() != checksum:
-            raise SyncFileError(f"{str(source)!r} changed while it was being imported; nothing was applied")
-        apply.finish()
-        import_id: str | None = None
-        if any(apply.added.values()):
-            import_id = new_id(arrival)
-            ledger.connection.execute(sql.INSERT_IMPORT, (
-                import_id, checksum, header["origin"], header["created_at"], mark["from"],
-                 mark["to"], arrival, apply.first_seq, apply.last_seq, apply.added["memory"],
-                 apply.added["revision"], apply.added["tombstone"], apply.added["derivation"]))
+                if trailer is not None:
+                    raise SyncFileError(
+                        f"{str(source)!r} has data after its trailer (line {first}); nothing was applied")
+                end = next((i for i, line in enumerate(found) if line.startswith(b'{"end"')), None)
+                if end is not None:
+                    trailer = parse_line(found[end], first + end, source)
+                    if end + 1 < len(found):
+                        raise SyncFileError(f"{str(source)!r} has data after its trailer (line "
+                                            f"{first + end + 1}); nothing was applied")
+                    found = found[:end]
+                    if not found:
+                        continue
+                h.update(b"\n".join(found) + b"\n" if ended else found[0])
+                rows += len(found)
+                batch.extend([(n, parse_row(line, n, source)) for n, line in enumerate(found, first)])
+                while len(batch) >= chunk:
+                    apply.rows(batch[:chunk])
+                    del batch[:chunk]
+            checksum = h.hexdigest()
+            check_end(source, header, trailer, checksum, rows)
+            apply.rows(batch)
+            apply.finish()
+            import_id: str | None = None
+            if any(apply.added.values()):
+                import_id = new_id(arrival)
+                ledger.connection.execute(sql.INSERT_IMPORT, (
+                    import_id, checksum, header["origin"], header["created_at"], mark["from"],
+                    mark["to"], arrival, apply.first_seq, apply.last_seq, apply.added["memory"],
+                    apply.added["revision"], apply.added["tombstone"], apply.added["derivation"]))
     return ImportSummary(
         path=str(source), origin=header["origin"], sha256=checksum, watermark=(mark["from"], mark["to"]),
         memories=apply.added["memory"], revisions=apply.added["revision"],

@@ -7,8 +7,9 @@ before what refers to them; times as integer microseconds UTC), and a trailer wi
 the SHA-256 of every line before it. See the README's "Sync" section.
 
 Reading a file never writes: :func:`verify` checks the header, the versions, the
-row count and the checksum by reading it whole, and every way a file can be
-unreadable becomes a :class:`~localmem.errors.SyncFileError`.
+row count and the checksum by reading it whole (an import makes the same checks in
+its one pass, :func:`check_header` first and :func:`check_end` last), and every way a
+file can be unreadable becomes a :class:`~localmem.errors.SyncFileError`.
 
 A file is evidence from a peer, so reading one is bounded: only a regular file is
 opened (a FIFO, a device or a directory is refused before it is read, so none can
@@ -28,7 +29,7 @@ import json
 import os
 import stat
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
@@ -60,9 +61,12 @@ __all__ = [
     "LineWriter",
     "is_sync_file",
     "lines",
+    "line_pieces",
     "parse_line",
+    "parse_row",
     "check_header",
     "verify",
+    "check_end",
     "read_header",
 ]
 
@@ -292,12 +296,16 @@ def check_int(value: object, what: str) -> int:
 
 
 @contextlib.contextmanager
-def lines(path: Path) -> Iterator[Iterator[bytes]]:
-    """The file's decompressed lines; every way a file can be unreadable becomes SyncFileError.
+def line_pieces(path: Path) -> Iterator[Iterator[tuple[int, list[bytes], bool]]]:
+    """The file's decompressed lines, a piece at a time; every way a file can be unreadable
+    becomes SyncFileError.
 
     The file is decompressed in pieces of 1 MiB, split into lines; a line may be at most
     MAX_LINE_BYTES and the whole at most MAX_EXPANDED_BYTES, so no file makes the reader
-    hold more than one bounded line and one piece.
+    hold more than one bounded line and one piece. Each item is (the number of its first
+    line, its lines without their newlines, whether they ended with one: all do but a
+    last line without a newline, which comes alone). A piece is checked whole before it
+    is given: a line too long, or the file too large, is refused before any line of it.
     """
     raw = open_regular(path)
     try:
@@ -314,32 +322,40 @@ def lines(path: Path) -> Iterator[Iterator[bytes]]:
             return SyncFileError(f"line {n} of {str(path)!r} is longer than {MAX_LINE_BYTES} bytes (the most "
                                  "one row may take); nothing was applied")
 
-        def read() -> Iterator[bytes]:
-            total = 0
-            n = 0
+        def too_large() -> SyncFileError:
+            return SyncFileError(f"{str(path)!r} expands to more than {MAX_EXPANDED_BYTES} bytes (the most a "
+                                 "sync file may hold); nothing was applied")
+
+        def read() -> Iterator[tuple[int, list[bytes], bool]]:
+            total = 0  # the bytes of every line given so far, newlines included
+            read_bytes = 0  # the bytes decompressed so far
+            limit = MAX_LINE_BYTES
+            n = 0  # the lines given so far
             carry = b""  # the start of a line whose end is in a later piece
             try:
                 while True:
                     piece = gz.read(_PIECE_BYTES)
+                    if not piece:  # the end: a last line without a newline, if any
+                        if carry:
+                            if len(carry) > MAX_LINE_BYTES:
+                                raise too_long(n + 1)
+                            if read_bytes > MAX_EXPANDED_BYTES:
+                                raise too_large()
+                            yield n + 1, [carry], False
+                        return
                     found = piece.split(b"\n")
                     if carry:
                         found[0] = carry + found[0]
-                    carry = found.pop() if piece else b""
-                    if not piece and found == [b""]:
-                        return
-                    for part in found:
-                        n += 1
-                        line = part + b"\n" if piece else part
-                        if len(line) > MAX_LINE_BYTES:
-                            raise too_long(n)
-                        total += len(line)
+                    carry = found.pop()
+                    read_bytes += len(piece)
+                    if found:
+                        if max(map(len, found)) >= limit:  # with its newline, longer than the most
+                            raise too_long(n + 1 + next(i for i, f in enumerate(found) if len(f) >= limit))
+                        total = read_bytes - len(carry)
                         if total > MAX_EXPANDED_BYTES:
-                            raise SyncFileError(
-                                f"{str(path)!r} expands to more than {MAX_EXPANDED_BYTES} bytes (the most a "
-                                "sync file may hold); nothing was applied")
-                        yield line
-                    if not piece:
-                        return
+                            raise too_large()
+                        yield n + 1, found, True
+                        n += len(found)
                     if len(carry) > MAX_LINE_BYTES:
                         raise too_long(n + 1)
             except (EOFError, OSError, zlib.error) as exc:
@@ -353,6 +369,21 @@ def lines(path: Path) -> Iterator[Iterator[bytes]]:
         raw.close()
 
 
+@contextlib.contextmanager
+def lines(path: Path) -> Iterator[Iterator[bytes]]:
+    """The file's decompressed lines, each with its newline (see :func:`line_pieces`)."""
+    with line_pieces(path) as pieces:
+        def read() -> Iterator[bytes]:
+            for _n, found, ended in pieces:
+                if ended:
+                    for part in found:
+                        yield part + b"\n"
+                else:
+                    yield from found
+
+        yield read()
+
+
 def parse_line(line: bytes, n: int, path: Path) -> dict[str, Any]:
     try:
         obj = json.loads(line)
@@ -364,6 +395,25 @@ def parse_line(line: bytes, n: int, path: Path) -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise SyncFileError(f"line {n} of {str(path)!r} is {obj!r:.60}: expected a JSON object")
     return obj
+
+
+# The stdlib decoder's own scanner: json.loads less its per-call wrapping (the encoding sniffed,
+# the bytes decoded with surrogatepass, leading and trailing whitespace skipped).
+_scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def parse_row(line: bytes, n: int, path: Path) -> dict[str, Any]:
+    """:func:`parse_line`, faster for a line as an export writes it (one UTF-8 JSON object, no
+    whitespace around it): any other line is parsed by :func:`parse_line` itself, so the
+    result, or the error, is the one it gives."""
+    try:
+        text = line.decode()
+        obj, end = _scan(text, 0)
+    except (ValueError, StopIteration, RecursionError):
+        return parse_line(line, n, path)
+    if type(obj) is dict and (end == len(text) or (end == len(text) - 1 and text[end] == "\n")):
+        return obj
+    return parse_line(line, n, path)
 
 
 def check_header(header: dict[str, Any], path: Path) -> None:
@@ -417,10 +467,18 @@ def verify(path: Path) -> tuple[dict[str, Any], str, int]:
             rows += 1
         if header is None:
             raise SyncFileError(f"{str(path)!r} holds no lines: expected a localmem sync export")
+    got = h.hexdigest()
+    check_end(path, header, trailer, got, rows)
+    return header, got, rows
+
+
+def check_end(path: Path, header: dict[str, Any], trailer: dict[str, Any] | None, got: str,
+              rows: int) -> None:
+    """The trailer's checks, once every line before it is read: it is there, its checksum is
+    ``got`` (the SHA-256 of the lines before it), and it and the header count ``rows`` rows."""
     if trailer is None or not isinstance(trailer.get("end"), dict):
         raise SyncFileError(f"{str(path)!r} has no trailer: the file is truncated; nothing was applied")
     end = trailer["end"]
-    got = h.hexdigest()
     if end.get("sha256") != got:
         raise SyncFileError(
             f"{str(path)!r} fails its checksum (trailer says {end.get('sha256')!r}, content hashes to "
@@ -430,7 +488,6 @@ def verify(path: Path) -> tuple[dict[str, Any], str, int]:
     counts = header.get("counts")
     if not isinstance(counts, dict) or sum(v for v in counts.values() if isinstance(v, int)) != rows:
         raise SyncFileError(f"{str(path)!r}: the header's row counts {counts!r} do not add up to {rows}")
-    return header, got, rows
 
 
 def read_header(path: Path) -> dict[str, Any]:

@@ -25,6 +25,9 @@ __all__ = [
     "TOMBSTONE_ROW",
     "REVISION_ROW",
     "PREV_ROW",
+    "MEMORY_ROWS",
+    "REVISION_ROWS",
+    "PREV_ROWS",
     "MEMORY_USER",
     "PEER_FILE_SEEN",
     "REV_IDS_IN_RANGE",
@@ -122,6 +125,8 @@ INSERT_CONTENT_UNLESS_ERASED = (
     "INSERT INTO content (rev_seq, memory_id, text, value, attributes, source, reason)"
     " SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7 WHERE NOT EXISTS (SELECT 1 FROM erasures WHERE memory_id = ?2)"
 )
+#: Ids given as one JSON array of strings (a batched look-up binds one parameter for a whole chunk).
+_IN_IDS = " IN (SELECT value FROM json_each(?))"
 #: What this store holds of a memory's identity. Parameter: memory_id.
 MEMORY_ROW = "SELECT user_id, kind, key, created_at FROM memories WHERE memory_id = ?"
 #: Whether a revision is here. Parameter: rev_id.
@@ -136,6 +141,11 @@ REVISION_ROW = (f"SELECT {', '.join('r.' + c for c in REVISION_FIELDS)}, c.rev_s
                 " LEFT JOIN content AS c ON c.rev_seq = r.seq WHERE r.rev_id = ?")
 #: What a revision's successor is checked against. Parameter: rev_id.
 PREV_ROW = "SELECT memory_id, version, recorded_at, hlc, rev_hash FROM revisions WHERE rev_id = ?"
+#: MEMORY_ROW, REVISION_ROW and PREV_ROW for many ids at once, each row led by its id.
+#: Parameter: the ids as a JSON array of strings.
+MEMORY_ROWS = "SELECT memory_id, user_id, kind, key, created_at FROM memories WHERE memory_id" + _IN_IDS
+REVISION_ROWS = REVISION_ROW.replace("SELECT ", "SELECT r.rev_id, ", 1).replace(" = ?", _IN_IDS)
+PREV_ROWS = PREV_ROW.replace("SELECT ", "SELECT rev_id, ", 1).replace(" = ?", _IN_IDS)
 #: Whose memory it is. Parameter: memory_id.
 MEMORY_USER = "SELECT user_id FROM memories WHERE memory_id = ?"
 #: A tombstone as it travels (from erasures or extra_tombstones). Parameter: tomb_id.

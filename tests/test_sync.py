@@ -338,6 +338,23 @@ def test_every_corrupt_file_is_refused_with_a_clear_error_and_nothing_applied(
     assert at_the_end(laptop, a.memory_id).text == "Sam lives in Porto"
 
 
+def test_a_file_from_a_schema_8_device_imports_into_a_schema_9_store(
+        phone: localmem.Store, laptop: localmem.Store, tmp_path: Path) -> None:
+    """A fleet mid-upgrade keeps syncing: schema 9 added only local copies, so a schema-8 export
+    (same synced fields) imports, whole, and reads as the phone does; older schemas are refused."""
+    a = phone.add("Sam lives in Lisbon", user_id="sam", key="home")
+    for i in range(120):  # past the bulk import's threshold too
+        phone.add(f"note {i} from the older phone", user_id="sam")
+    phone.correct(a.memory_id, text="Sam lives in Porto")
+    good = Path(phone.export(tmp_path / "p.gz").path)
+    old = _rewrite(good, tmp_path / "v8.gz", _header_edit(schema_version=8))
+    laptop.import_(old)
+    assert at_the_end(laptop, a.memory_id).text == "Sam lives in Porto"
+    assert laptop.get(a.memory_id).key == "home"
+    assert laptop.connection.execute("SELECT count(*) FROM revisions").get == 122
+    assert laptop.doctor().ok
+
+
 def test_a_row_breaking_a_constraint_rolls_the_whole_import_back(
         phone: localmem.Store, laptop: localmem.Store, tmp_path: Path) -> None:
     """A well-formed file whose last row is invalid applies nothing: the rows before it roll back too."""

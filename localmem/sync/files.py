@@ -416,6 +416,13 @@ def parse_row(line: bytes, n: int, path: Path) -> dict[str, Any]:
     return parse_line(line, n, path)
 
 
+#: The stores' schema versions whose exports this localmem imports: the ones whose synced tables
+#: match this schema's. Schema 9 added only local copies (a revision's memory kind and key, filled
+#: on import), so a schema-8 device's files carry exactly what a schema-9 import needs, and devices
+#: of a fleet mid-upgrade keep syncing.
+IMPORTED_SCHEMAS = frozenset({8, SCHEMA_VERSION})
+
+
 def check_header(header: dict[str, Any], path: Path) -> None:
     if header.get("format") != FORMAT:
         raise SyncFileError(f"{str(path)!r} is not a localmem sync export (its first line has format "
@@ -426,10 +433,10 @@ def check_header(header: dict[str, Any], path: Path) -> None:
             f"{str(path)!r} has sync format version {fv!r}; this localmem reads version {FORMAT_VERSION}"
             + (": upgrade localmem to import it" if isinstance(fv, int) and fv > FORMAT_VERSION else ""))
     sv = header.get("schema_version")
-    if sv != SCHEMA_VERSION:
+    if sv not in IMPORTED_SCHEMAS:
         raise SyncVersionError(
             f"{str(path)!r} was exported from a schema version {sv!r} store; this localmem imports files "
-            f"of schema version {SCHEMA_VERSION}: open and export it with the same localmem version")
+            f"of schema versions {sorted(IMPORTED_SCHEMAS)}: export it again with this localmem")
     origin, mark, counts = header.get("origin"), header.get("watermark"), header.get("counts")
     if not isinstance(origin, str) or not origin or not isinstance(mark, dict) \
             or not isinstance(counts, dict) or set(counts) != set(KINDS):

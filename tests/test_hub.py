@@ -79,6 +79,54 @@ def test_ingest_is_idempotent_and_records_the_files_arrival(hub: Conn, tmp_path:
     assert hub_rows(hub) == before
 
 
+def test_text_with_tabs_newlines_backslashes_and_any_script_arrives_byte_for_byte(
+        hub: Conn, tmp_path: Path) -> None:
+    """The rows reach PostgreSQL in COPY's text format, formatted by the staging store: every
+    character COPY escapes, and NULLs and hashes, come out as the device holds them."""
+    clock = FrozenClock("2026-03-02T08:00:00Z")
+    phone = _phone(clock)
+    odd = "tab\there, new\nline, cr\r, back\\slash \\N \\x00, quote \" and \u00e9\u6f22\U0001f3c3"
+    a = phone.add(odd, user_id="sam\tann", value={"path": "C:\\runs\n", "n": 1}, key="k\\1",
+                  source="note\\", resolve=False)
+    phone.add("plain", user_id="sam\tann", resolve=False)
+    path = Path(phone.export(tmp_path / "p.gz").path)
+    ingest.ingest(hub, path, clock=clock)
+    device = localmem.open(":memory:", clock=clock)
+    device.import_(path)
+    got = {r.memory_id: r for r in reads.read(hub, "sam\tann", clock=clock)}
+    for want in device.read("sam\tann"):
+        r = got[want.memory_id]
+        assert (r.text, r.value, r.key, r.source, r.expires_at) == \
+            (want.text, want.value, want.key, want.source, want.expires_at)
+    assert got[a.memory_id].text == odd
+    hashes = "SELECT rev_id, content_hash, rev_hash, valid_to FROM revisions ORDER BY rev_id"
+    assert [tuple(r) for r in hub.execute(hashes)] == [tuple(r) for r in device.connection.execute(hashes)]
+
+
+def test_the_hub_numbers_a_files_revisions_in_the_files_order_though_it_writes_them_by_user(
+        hub: Conn, tmp_path: Path) -> None:
+    """seq (the relay's watermark) is the hub's arrival order: within a file, the order a device
+    importing it gives its revisions, whatever order the rows are written in."""
+    clock = FrozenClock("2026-03-02T08:00:00Z")
+    phone = _phone(clock)
+    for i in range(12):
+        clock.advance(minutes=1)
+        phone.add(f"note {i}", user_id=("zed", "amy", "kim")[i % 3], resolve=False)
+    first = phone.export(tmp_path / "p1.gz")
+    for rev in phone.read("amy"):
+        phone.correct(rev.memory_id, text=f"{rev.text}, corrected")
+    second = phone.export(tmp_path / "p2.gz", since=first.watermark)
+    device = localmem.open(":memory:", clock=clock)
+    for path in (Path(first.path), Path(second.path)):
+        ingest.ingest(hub, path, clock=clock)
+        device.import_(path)
+    order = "SELECT rev_id FROM revisions ORDER BY seq"
+    assert [r[0] for r in hub.execute(order)] == [r[0] for r in device.connection.execute(order)]
+    physical = [r[0] for r in hub.execute("SELECT user_id FROM revisions WHERE file_id = (SELECT min(file_id)"
+                                          " FROM hub_files) ORDER BY ctid")]
+    assert physical == sorted(physical)
+
+
 def test_a_large_file_takes_the_devices_bulk_path_on_the_hub_and_adds_what_a_device_adds(
         hub: Conn, tmp_path: Path) -> None:
     """A file of BULK_REVISIONS revisions or more: the staging import sets its triggers and

@@ -33,7 +33,12 @@ def _dsn(args: argparse.Namespace) -> str:
 
 
 def _clock(args: argparse.Namespace) -> Clock:
-    return clock_arg(getattr(args, "now", None)) or system_clock
+    stopped = clock_arg(getattr(args, "now", None))
+    if stopped is None:
+        return system_clock
+    from ..hub.ingest import FixedClock  # picklable: `hub ingest --jobs N` hands it to processes
+
+    return FixedClock(stopped())
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -338,3 +338,29 @@ def test_a_read_of_a_schema_without_a_hub_says_how_to_make_one(
         hub_dsn: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["hub", "read", "--user", "sam", "--dsn", hub_dsn]) != 0
     assert "localmem hub init" in capsys.readouterr().err
+
+
+def test_a_derived_memory_is_stale_on_the_hub_once_its_sources_correction_arrived(
+        hub: Conn, tmp_path: Path) -> None:
+    clock = FrozenClock("2026-03-02T08:00:00Z")
+    phone = _phone(clock)
+    knee = phone.add("knee hurts after long runs", user_id="sam", resolve=False)
+    summary = phone.derive("Sam should run shorter", from_=[knee], user_id="sam")
+    first = phone.export(tmp_path / "p1.gz")
+    phone.correct(knee.memory_id, text="knee is fine now")
+    second = phone.export(tmp_path / "p2.gz", since=first.watermark)
+    clock.set("2026-03-03T08:00:00Z")
+    ingest.ingest(hub, first.path, clock=clock)
+    before = clock()
+    clock.set("2026-03-04T08:00:00Z")
+    ingest.ingest(hub, second.path, clock=clock)
+
+    def flags(**when: Any) -> dict[str, bool]:
+        return {r.memory_id: r.stale for r in reads.read(hub, "sam", clock=clock, **when)}
+
+    assert flags(known_at=before)[summary.memory_id] is False
+    assert flags()[summary.memory_id] is True
+    got = reads.get(hub, "sam", summary.memory_id, clock=clock)
+    assert got is not None and got.stale
+    snap = reads.snapshot(hub, "sam", clock=clock)
+    assert [r.stale for r in snap.memories if r.memory_id == summary.memory_id] == [True]

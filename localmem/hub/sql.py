@@ -23,7 +23,7 @@ import re
 from ..core.sql import IS_LATEST, REVISION_COLUMNS, REVISION_ORDER, read_conditions
 
 __all__ = ["LATEST", "FROM", "read_as_of", "search", "snapshot", "history", "get_as_of", "USER_ZONE",
-           "ERASURE", "pg_params"]
+           "ERASURE", "STALE", "pg_params"]
 
 _ORDER = ", ".join(f"r.{c} DESC" for c in REVISION_ORDER)
 
@@ -125,6 +125,19 @@ WHERE r.user_id = %(user_id)s AND r.memory_id = %(memory_id)s AND r.arrived_at <
 ORDER BY {_ORDER} LIMIT 1"""
     return sql, {"user_id": user_id, "memory_id": memory_id, "known": known}
 
+
+#: Which of a user's derived memories are stale as known at %(known)s (the device's
+#: :func:`localmem.core.sql.staleness`, as a set): a source revision has a later revision of its
+#: memory that had arrived by then and corrects it, marks it superseded or retracts it, or the
+#: source's memory was erased by then. Sources are the derived memory's user's (derive checks).
+STALE = """SELECT DISTINCT d.memory_id FROM derivations AS d
+JOIN revisions AS s ON s.user_id = d.user_id AND s.rev_id = d.source_rev
+WHERE d.user_id = %(user_id)s AND (
+    EXISTS (SELECT 1 FROM revisions AS later WHERE later.user_id = s.user_id
+            AND later.memory_id = s.memory_id AND later.version > s.version
+            AND later.arrived_at <= %(known)s AND later.op IN ('correct', 'superseded', 'retract'))
+    OR EXISTS (SELECT 1 FROM erasures AS e WHERE e.user_id = s.user_id AND e.memory_id = s.memory_id
+               AND e.erased_at <= %(known)s))"""
 
 #: The zone a user last gave (the device's USER_ZONE): dates in a read's times are read in it.
 USER_ZONE = ("SELECT tz FROM revisions WHERE user_id = %s AND version = 1"

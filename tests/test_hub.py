@@ -364,3 +364,34 @@ def test_a_derived_memory_is_stale_on_the_hub_once_its_sources_correction_arrive
     assert got is not None and got.stale
     snap = reads.snapshot(hub, "sam", clock=clock)
     assert [r.stale for r in snap.memories if r.memory_id == summary.memory_id] == [True]
+
+
+def test_hub_knew_diff_prints_what_a_devices_knew_diff_prints_for_the_same_files(
+        hub_dsn: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`hub knew --diff` is the device's `knew --diff` (the same rule over the hub's snapshots):
+    a receiver that imported the same files at the same times prints the same lines."""
+    clock = FrozenClock("2026-03-02T08:00:00Z")
+    phone = _phone(clock)
+    fee = phone.add("fee", user_id="acct", key="fee", value=4, resolve=False)
+    gone = phone.add("a secret", user_id="acct", resolve=False)
+    first = phone.export(tmp_path / "p1.gz")
+    clock.set("2026-03-02T10:00:00Z")
+    phone.correct(fee.memory_id, value=7)
+    phone.add("tip", user_id="acct", value=1, resolve=False)
+    phone.erase(gone.memory_id)
+    second = phone.export(tmp_path / "p2.gz", since=first.watermark)
+    receiver = tmp_path / "receiver.db"
+    assert main(["hub", "init", "--dsn", hub_dsn]) == 0
+    for path, now in ((first.path, "2026-03-02T09:00:00Z"), (second.path, "2026-03-02T11:00:00Z")):
+        assert main(["hub", "ingest", str(path), "--dsn", hub_dsn, "--now", now]) == 0
+        assert main(["--db", str(receiver), "--now", now, "import", str(path)]) == 0
+    capsys.readouterr()
+    for extra in ([], ["--json"]):
+        window = ["knew", "--user", "acct", "--at", "2026-03-02T09:30:00Z", "--diff", "2026-03-02T12:00:00Z",
+                  *extra]
+        assert main(["hub", *window, "--dsn", hub_dsn]) == 0
+        on_hub = capsys.readouterr().out
+        assert main(["--db", str(receiver), *window]) == 0
+        on_device = capsys.readouterr().out
+        assert on_hub == on_device
+    assert "corrected" in on_hub and "erased" in on_hub and "a secret" not in on_hub

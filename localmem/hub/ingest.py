@@ -187,11 +187,14 @@ def _scan(path: Path) -> _Wanted:
 # What the staging store is seeded with, read from the hub (every id a global ULID). Each is a
 # join of the ids with an index (the ingest's transaction turns sequential scans off: the
 # planner's statistics lag behind bulk loads, and an ANY over a scan compares every row).
-_DERIVED_CLOSURE = """WITH RECURSIVE d (memory_id) AS (
-    SELECT dv.memory_id FROM unnest(%(erased)s::text[]) AS i (id)
-    JOIN revisions AS r ON r.memory_id = i.id JOIN derivations AS dv ON dv.source_rev = r.rev_id
+_DERIVED_CLOSURE = """WITH RECURSIVE d (user_id, memory_id) AS (
+    SELECT dv.user_id, dv.memory_id FROM unnest(%(erased)s::text[]) AS i (id)
+    JOIN memories AS m ON m.memory_id = i.id
+    JOIN revisions AS r ON r.user_id = m.user_id AND r.memory_id = m.memory_id
+    JOIN derivations AS dv ON dv.source_rev = r.rev_id
     UNION
-    SELECT dv.memory_id FROM d JOIN revisions AS r ON r.memory_id = d.memory_id
+    SELECT dv.user_id, dv.memory_id FROM d
+    JOIN revisions AS r ON r.user_id = d.user_id AND r.memory_id = d.memory_id
     JOIN derivations AS dv ON dv.source_rev = r.rev_id)
 SELECT memory_id FROM d"""
 #: A set of ids as a query takes it (:func:`_ids`): one text, newline-separated, and the rare
@@ -200,10 +203,11 @@ _IDS = "unnest(string_to_array(%s, E'\\n') || %s::text[]) AS i (id)"
 _SEED_DERIVATIONS = (f"SELECT d.memory_id, d.position, d.source_rev FROM {_IDS}"
                      " JOIN derivations AS d ON d.memory_id = i.id")
 _REVISION_SEED = f"""SELECT r.seq, {_REV}, c.rev_id IS NOT NULL, {_CONTENT} FROM {_IDS}
-JOIN revisions AS r ON r.{{column}} = i.id
+{{join}}
 LEFT JOIN content AS c ON c.user_id = r.user_id AND c.rev_id = r.rev_id"""
-_SEED_REVISIONS = _REVISION_SEED.format(column="rev_id")
-_SEED_WHOLE = _REVISION_SEED.format(column="memory_id")
+_SEED_REVISIONS = _REVISION_SEED.format(join="JOIN revisions AS r ON r.rev_id = i.id")
+_SEED_WHOLE = _REVISION_SEED.format(join="JOIN memories AS m ON m.memory_id = i.id JOIN revisions AS r"
+                                    " ON r.user_id = m.user_id AND r.memory_id = m.memory_id")
 _SEED_MEMORIES = (f"SELECT {', '.join('m.' + c for c in MEMORY_FIELDS)} FROM {_IDS}"
                   " JOIN memories AS m ON m.memory_id = i.id")
 _ERASURE_SEED = (f"SELECT e.seq, {', '.join('e.' + c for c in TOMBSTONE_FIELDS)} FROM {_IDS}"

@@ -80,12 +80,13 @@ CREATE TABLE revisions (
 );
 
 -- The latest-revision rule's walk: a user's memories, each one's revisions by clock, newest
--- first (DISTINCT ON takes the first arrived by known_at).
+-- first (a read takes, per memory, the first arrived by known_at). It serves every lookup of
+-- a memory's revisions: one by memory_id alone finds the memory's user first (memories_id),
+-- so no index of revisions starts with memory_id (its entries of one user would lie apart).
 CREATE INDEX revisions_asof ON revisions
     (user_id, memory_id, hlc DESC, origin DESC, rev_id DESC) INCLUDE (arrived_at, seq);
 CREATE INDEX revisions_seq ON revisions (seq);
 CREATE INDEX revisions_id ON revisions (rev_id);
-CREATE INDEX revisions_memory ON revisions (memory_id);
 CREATE INDEX revisions_user_arrived ON revisions (user_id, arrived_at);
 
 CREATE TABLE content (

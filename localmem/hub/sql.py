@@ -6,7 +6,8 @@ the hub's tables (every join on ``user_id`` too, so a distributed table joins sh
 * A memory *as known at K* is, among its revisions that had arrived **on the hub** by K
   (``arrived_at <= K``: never before their file reached the hub), the first in the order
   :data:`localmem.core.sql.REVISION_ORDER` (hlc, origin, rev_id, all descending): here one
-  ``DISTINCT ON (memory_id)`` walk of the ``revisions_asof`` index.
+  ``LIMIT 1`` probe of the ``revisions_asof`` index per memory (:func:`read_as_of`, one user's
+  walk of ``DISTINCT ON (memory_id)`` for a search).
 * Its validity, expiry and retraction at V are the device's own terms:
   :func:`localmem.core.sql.read_conditions` builds them, and they are taken from it (with
   PostgreSQL's parameter style), so the two cannot drift apart.
@@ -61,7 +62,13 @@ def _conditions(current_only: bool, include_expired: bool, include_retracted: bo
 def read_as_of(user_id: str, *, known: int, valid: int, current_only: bool = True,
                include_expired: bool = False, include_retracted: bool = False,
                kind: str | None = None, key: str | None = None) -> tuple[str, dict[str, object]]:
-    """A user's memories as known at ``known`` (the device's :func:`localmem.core.sql.read_as_of`)."""
+    """A user's memories as known at ``known`` (the device's :func:`localmem.core.sql.read_as_of`).
+
+    The latest-revision rule as one probe per memory: the user's memories (``memories_pkey``),
+    each one's first revision arrived by ``known`` in REVISION_ORDER (LIMIT 1 down
+    ``revisions_asof``). Every index it walks starts with ``user_id``, so one user's entries sit
+    together and the read touches a few pages per file, not one per memory.
+    """
     where, params = _conditions(current_only, include_expired, include_retracted, False)
     params.update({"user_id": user_id, "known": known, "valid": valid})
     if kind is not None:
@@ -70,9 +77,12 @@ def read_as_of(user_id: str, *, known: int, valid: int, current_only: bool = Tru
     if key is not None:
         where.append("m.key = %(key)s")
         params["key"] = key
-    sql = f"""WITH {LATEST}
-SELECT {REVISION_COLUMNS} FROM latest AS r {FROM}
-WHERE {" AND ".join(where)}
+    sql = f"""SELECT {REVISION_COLUMNS} FROM memories AS m
+CROSS JOIN LATERAL (SELECT * FROM revisions AS r WHERE r.user_id = m.user_id AND r.memory_id = m.memory_id
+    AND r.arrived_at <= %(known)s ORDER BY {_ORDER} LIMIT 1) AS r
+LEFT JOIN content AS c ON c.user_id = r.user_id AND c.rev_id = r.rev_id
+LEFT JOIN erasures AS e ON e.user_id = r.user_id AND e.memory_id = r.memory_id
+WHERE m.user_id = %(user_id)s AND {" AND ".join(where)}
 ORDER BY r.valid_from, r.recorded_at, r.seq"""
     return sql, params
 
@@ -113,7 +123,8 @@ def history(memory_id: str, known: int | None) -> tuple[str, dict[str, object]]:
     cond = "" if known is None else " AND r.arrived_at <= %(known)s"
     order = ", ".join(f"r.{c}" for c in REVISION_ORDER)
     sql = f"""SELECT {REVISION_COLUMNS} FROM revisions AS r {FROM}
-WHERE r.memory_id = %(memory_id)s{cond}
+WHERE (r.user_id, r.memory_id) IN (SELECT user_id, memory_id FROM memories
+                                   WHERE memory_id = %(memory_id)s){cond}
 ORDER BY {order}"""
     return sql, {"memory_id": memory_id, "known": known}
 

@@ -29,14 +29,12 @@ are then copied into PostgreSQL (COPY), in one PostgreSQL transaction per file.
 
 from __future__ import annotations
 
-import gzip
 import itertools
 import json
 import os
 import pickle
 import re
 import threading
-import zlib
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -54,12 +52,11 @@ from ..errors import HubError, InvalidInputError, SyncFileError
 from ..sync.apply import import_
 from ..sync.files import (
     CONTENT_FIELDS,
-    MAX_EXPANDED_BYTES,
-    MAX_LINE_BYTES,
     MEMORY_FIELDS,
     REVISION_FIELDS,
     TOMBSTONE_FIELDS,
     ImportSummary,
+    lines,
     open_regular,
     read_header,
 )
@@ -109,13 +106,11 @@ _USERS = re.compile(r'"user_id":"([^"\\\n]*)"')
 _MEMORIES = re.compile(r'"(?:memory_id|supersedes|superseded_by)":"([^"\\\n]*)"')
 _REVISIONS = re.compile(r'"(?:rev_id|prev_rev|source_rev)":"([^"\\\n]*)"')
 _TOMBS = re.compile(r'"tomb_id":"([^"\\\n]*)"')
-_ID_FIELD = re.compile(r'"(user_id|memory_id|supersedes|superseded_by|rev_id|prev_rev|source_rev|tomb_id)"'
-                       r':"([^"\\]*)"')
-_KIND = re.compile(r'^\{"t":"(memory|revision|derivation|tombstone)",')
-#: A line the patterns alone do not read: not a memory or revision row, or one with an escape in it.
-_OTHER = re.compile(r'^(?:(?!\{"t":"(?:memory|revision)",)|(?=[^\n]*\\))[^\n]+$', re.MULTILINE)
-#: How much decompressed text the scan takes at a time.
-_PIECE = 1 << 20
+_ID_FIELD = re.compile(rb'"(user_id|memory_id|supersedes|superseded_by|rev_id|prev_rev|source_rev|tomb_id)"'
+                       rb':"([^"\\]*)"')
+_KIND = re.compile(rb'^\{"t":"(memory|revision|derivation|tombstone)",')
+_PLAIN = (b'{"t":"memory",', b'{"t":"revision",')  # lines whose ids need nothing but the patterns
+_BATCH_LINES = 4096
 
 
 def _scan_row(want: _Wanted, kind: object, fields: Iterable[tuple[str, object]]) -> None:
@@ -136,17 +131,20 @@ def _scan_row(want: _Wanted, kind: object, fields: Iterable[tuple[str, object]])
             want.tombs.add(value)
 
 
-def _scan_text(want: _Wanted, text: str) -> None:
-    """The ids of whole lines of a file (the header and trailer name none the patterns miss)."""
+def _scan_batch(want: _Wanted, batch: list[bytes]) -> None:
+    text = b"".join(batch).decode("utf-8", "replace")
     want.users.update(_USERS.findall(text))
     want.memories.update(_MEMORIES.findall(text))
     want.revisions.update(_REVISIONS.findall(text))
     want.tombs.update(_TOMBS.findall(text))
-    for found in _OTHER.finditer(text):
-        line = found.group(0)
+    for line in batch:
+        if line.startswith(_PLAIN) and b"\\" not in line:
+            continue
         kind = _KIND.match(line)  # a tombstone or provenance link: what it erases or derives
-        if kind is not None and "\\" not in line:
-            _scan_row(want, kind.group(1), ((m.group(1), m.group(2)) for m in _ID_FIELD.finditer(line)))
+        if kind is not None and b"\\" not in line:
+            _scan_row(want, kind.group(1).decode(), ((m.group(1).decode("utf-8", "replace"),
+                                                     m.group(2).decode("utf-8", "replace"))
+                                                    for m in _ID_FIELD.finditer(line)))
             continue
         try:
             o = json.loads(line)
@@ -161,27 +159,25 @@ def _scan(path: Path) -> _Wanted:
     import to refuse (with the device's message), so this finds what it can and says nothing.
 
     The ids of lines as the device writes them (no backslash in them) are found by patterns,
-    over a megabyte of lines at once; any other line is parsed, so an id spelled with escapes
-    is still found (seeding more than needed is harmless; seeding less would let a check miss
-    a row the hub holds). It reads no more than the import would (MAX_EXPANDED_BYTES, lines of
-    at most MAX_LINE_BYTES).
+    over a batch of lines at once; any other line is parsed, so an id spelled with escapes is
+    still found (seeding more than needed is harmless; seeding less would let a check miss a
+    row the hub holds).
     """
     want = _Wanted()
-    carry = b""
-    total = 0
+    batch: list[bytes] = []
     try:
-        with open_regular(path) as raw, gzip.GzipFile(fileobj=raw, mode="rb") as gz:
-            while True:
-                piece = gz.read(_PIECE)
-                total += len(piece)
-                data = carry + piece
-                cut = data.rfind(b"\n") + 1 if piece else len(data)
-                data, carry = data[:cut], data[cut:]
-                _scan_text(want, data.decode("utf-8", "replace"))
-                if not piece or total > MAX_EXPANDED_BYTES or len(carry) > MAX_LINE_BYTES:
-                    return want
-    except (OSError, EOFError, zlib.error, SyncFileError):
-        return want
+        with lines(path) as found:
+            for n, line in enumerate(found, 1):
+                if n == 1 or line.startswith(b'{"end"'):
+                    continue
+                batch.append(line)
+                if len(batch) >= _BATCH_LINES:
+                    _scan_batch(want, batch)
+                    batch = []
+    except SyncFileError:
+        pass
+    _scan_batch(want, batch)
+    return want
 
 
 # What the staging store is seeded with, read from the hub (every id a global ULID). Each is a

@@ -120,11 +120,16 @@ def test_the_hub_numbers_a_files_revisions_in_the_files_order_though_it_writes_t
     for path in (Path(first.path), Path(second.path)):
         ingest.ingest(hub, path, clock=clock)
         device.import_(path)
+        # The second file's numbers are not one run, as when another ingest takes some meanwhile.
+        hub.execute(b"ALTER SEQUENCE revisions_seq_seq INCREMENT BY 3")
     order = "SELECT rev_id FROM revisions ORDER BY seq"
     assert [r[0] for r in hub.execute(order)] == [r[0] for r in device.connection.execute(order)]
     physical = [r[0] for r in hub.execute("SELECT user_id FROM revisions WHERE file_id = (SELECT min(file_id)"
                                           " FROM hub_files) ORDER BY ctid")]
     assert physical == sorted(physical)
+    spread = hub.execute(b"SELECT max(seq) - min(seq) + 1, count(*) FROM revisions"
+                         b" WHERE file_id = (SELECT max(file_id) FROM hub_files)").fetchone()
+    assert spread is not None and spread[0] > spread[1]  # the second file's numbers were not one run
 
 
 def test_a_large_file_takes_the_devices_bulk_path_on_the_hub_and_adds_what_a_device_adds(
@@ -258,6 +263,29 @@ def test_the_hubs_tables_are_append_only(hub: Conn, tmp_path: Path) -> None:
     for statement, words in refused.items():
         with pytest.raises(psycopg.errors.RestrictViolation, match=words):
             hub.execute(statement.encode())
+    assert hub_rows(hub) == before
+
+
+def test_a_revision_or_content_without_its_parent_is_refused_for_every_writer(
+        hub: Conn, tmp_path: Path) -> None:
+    """The parent checks are statement triggers, not foreign keys: a direct INSERT or COPY
+    naming a memory or revision the hub lacks is refused, and nothing of the statement stays."""
+    clock = FrozenClock("2026-03-02T08:00:00Z")
+    phone = _phone(clock)
+    phone.add("Sam lives in Lisbon", user_id="sam")
+    ingest.ingest(hub, phone.export(tmp_path / "p.gz").path, clock=clock)
+    before = hub_rows(hub)
+    # One row names sam's memory (fine), the other the same memory as ann's (no such memory).
+    values = "1, 'assert', 0, 'day', 'explicit', 0, 0, 'UTC', 0, 0, 'x', 0, 0, 1 FROM revisions"
+    orphan_revision = ("INSERT INTO revisions (user_id, rev_id, memory_id, version, op, valid_from,"
+                       " precision, valid_source, observed_at, recorded_at, tz, retracted, corrected, origin,"
+                       f" hlc, arrived_at, file_id) SELECT 'sam', repeat('R', 26), memory_id, {values}"
+                       f" UNION ALL SELECT 'ann', repeat('S', 26), memory_id, {values}").encode()
+    with pytest.raises(psycopg.errors.ForeignKeyViolation, match="names a memory the hub does not hold"):
+        hub.execute(orphan_revision)
+    with pytest.raises(psycopg.errors.ForeignKeyViolation, match="names a revision the hub does not hold"), \
+            hub.cursor().copy(b"COPY content (user_id, rev_id, memory_id, text) FROM STDIN") as copy:
+        copy.write_row(("sam", "Q" * 26, "M" * 26, "no such revision"))
     assert hub_rows(hub) == before
 
 

@@ -75,7 +75,7 @@ CREATE TABLE revisions (
     rev_hash      bytea CHECK (rev_hash IS NULL OR length(rev_hash) = 32),
     file_id       bigint NOT NULL,                        -- the hub_files row that brought it
     PRIMARY KEY (user_id, rev_id),
-    FOREIGN KEY (user_id, memory_id) REFERENCES memories (user_id, memory_id),
+    -- (user_id, memory_id) names a memory: checked per statement (revisions_parent, below)
     CHECK ((version = 1) = (prev_rev IS NULL))
 );
 
@@ -98,8 +98,8 @@ CREATE TABLE content (
     attributes  text,
     source      text,
     reason      text,
-    PRIMARY KEY (user_id, rev_id),
-    FOREIGN KEY (user_id, rev_id) REFERENCES revisions (user_id, rev_id)
+    PRIMARY KEY (user_id, rev_id)
+    -- (user_id, rev_id) names a revision: checked per statement (content_parent, below)
 );
 
 CREATE INDEX content_memory ON content (user_id, memory_id);
@@ -213,6 +213,40 @@ CREATE TRIGGER derivations_no_update BEFORE UPDATE OR DELETE ON derivations FOR 
     EXECUTE FUNCTION localmem_refuse('localmem: derivations are immutable: derive a new memory instead');
 CREATE TRIGGER hub_files_no_update BEFORE UPDATE OR DELETE ON hub_files FOR EACH ROW
     EXECUTE FUNCTION localmem_refuse('localmem: imports are immutable: the import log is only ever appended');
+
+-- The two foreign keys every ingested revision would pay for, row by row (a lookup and a
+-- FOR KEY SHARE lock on the parent row, which rewrites the parent's tuple header), checked
+-- instead once per statement over the statement's new rows, for every writer. The lock is
+-- what a foreign key needs to stop its parent being deleted meanwhile; here no parent is ever
+-- deleted (memories and revisions refuse DELETE and TRUNCATE above). A parent inserted by a
+-- transaction not yet committed is not seen, so the child is refused, as a key would refuse it.
+-- The lookups go down the parents' primary keys (index probes, whatever the statistics say).
+CREATE FUNCTION localmem_revisions_parent() RETURNS trigger LANGUAGE plpgsql
+    SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off AS $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM new_rows AS n WHERE NOT EXISTS (
+            SELECT 1 FROM memories AS m WHERE m.user_id = n.user_id AND m.memory_id = n.memory_id)) THEN
+        RAISE EXCEPTION 'localmem: a revision names a memory the hub does not hold'
+            USING ERRCODE = 'foreign_key_violation';
+    END IF;
+    RETURN NULL;
+END $$;
+
+CREATE FUNCTION localmem_content_parent() RETURNS trigger LANGUAGE plpgsql
+    SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off AS $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM new_rows AS n WHERE NOT EXISTS (
+            SELECT 1 FROM revisions AS r WHERE r.user_id = n.user_id AND r.rev_id = n.rev_id)) THEN
+        RAISE EXCEPTION 'localmem: content names a revision the hub does not hold'
+            USING ERRCODE = 'foreign_key_violation';
+    END IF;
+    RETURN NULL;
+END $$;
+
+CREATE TRIGGER revisions_parent AFTER INSERT ON revisions REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION localmem_revisions_parent();
+CREATE TRIGGER content_parent AFTER INSERT ON content REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION localmem_content_parent();
 
 -- TRUNCATE fires no row trigger: refuse it per statement, on every table.
 DO $$

@@ -423,3 +423,18 @@ def test_hub_knew_diff_prints_what_a_devices_knew_diff_prints_for_the_same_files
         on_device = capsys.readouterr().out
         assert on_hub == on_device
     assert "corrected" in on_hub and "erased" in on_hub and "a secret" not in on_hub
+
+
+def test_ingest_paths_with_an_unpicklable_clock_runs_its_jobs_as_threads(hub_dsn: str, hub: Conn,
+                                                                         tmp_path: Path) -> None:
+    """``--jobs`` are processes, which need a picklable clock; a lambda still ingests every file."""
+    clock = FrozenClock("2026-03-02T08:00:00Z")
+    paths = []
+    for name in ("phone", "tablet"):
+        device = _phone(clock)
+        device.add(f"{name}'s note", user_id=name, resolve=False)
+        paths.append(device.export(tmp_path / f"{name}.gz").path)
+    at = clock()
+    results = ingest.ingest_paths(hub_dsn, paths, clock=lambda: at, jobs=2)
+    assert [r.summary.revisions if isinstance(r, ingest.Ingested) else r for r in results] == [1, 1]
+    assert sorted(reads.users(hub)) == ["phone", "tablet"]

@@ -24,7 +24,7 @@ import re
 from ..core.sql import IS_LATEST, REVISION_COLUMNS, REVISION_ORDER, read_conditions
 
 __all__ = ["LATEST", "FROM", "read_as_of", "search", "snapshot", "history", "get_as_of", "USER_ZONE",
-           "ERASURE", "STALE", "pg_params"]
+           "ERASURE", "STALE", "DERIVED", "pg_params"]
 
 _ORDER = ", ".join(f"r.{c} DESC" for c in REVISION_ORDER)
 
@@ -39,6 +39,11 @@ FROM = """
 JOIN memories AS m ON m.user_id = r.user_id AND m.memory_id = r.memory_id
 LEFT JOIN content AS c ON c.user_id = r.user_id AND c.rev_id = r.rev_id
 LEFT JOIN erasures AS e ON e.user_id = r.user_id AND e.memory_id = r.memory_id"""
+
+#: Whether a row's memory is derived (the device's GET_FLAGGED term): the last column of the
+#: reads that flag stale memories, so the staleness query runs only when one is.
+DERIVED = ("EXISTS (SELECT 1 FROM derivations AS dv WHERE dv.user_id = r.user_id"
+           " AND dv.memory_id = r.memory_id) AS derived")
 
 _NAMED = re.compile(r":([a-z_]+)")
 
@@ -77,7 +82,7 @@ def read_as_of(user_id: str, *, known: int, valid: int, current_only: bool = Tru
     if key is not None:
         where.append("m.key = %(key)s")
         params["key"] = key
-    sql = f"""SELECT {REVISION_COLUMNS} FROM memories AS m
+    sql = f"""SELECT {REVISION_COLUMNS}, {DERIVED} FROM memories AS m
 CROSS JOIN LATERAL (SELECT * FROM revisions AS r WHERE r.user_id = m.user_id AND r.memory_id = m.memory_id
     AND r.arrived_at <= %(known)s ORDER BY {_ORDER} LIMIT 1) AS r
 LEFT JOIN content AS c ON c.user_id = r.user_id AND c.rev_id = r.rev_id
@@ -97,12 +102,12 @@ def search(user_id: str, query: str, *, known: int, valid: int, limit: int,
 
     The memories searched are the device's (begun by ``valid`` and not superseded, unexpired,
     unretracted, unerased); ranked by ``ts_rank_cd`` (cover density) over the text, ties by the
-    latest start. Rows: REVISION_COLUMNS, then the rank.
+    latest start. Rows: REVISION_COLUMNS, whether derived, then the rank.
     """
     where, params = _conditions(current_only, False, False, True)
     params.update({"user_id": user_id, "known": known, "valid": valid, "query": query, "limit": limit})
     sql = f"""WITH {LATEST}, q AS (SELECT {TSQUERY} AS q)
-SELECT {REVISION_COLUMNS}, ts_rank_cd(to_tsvector('english', c.text), q.q) AS rank
+SELECT {REVISION_COLUMNS}, {DERIVED}, ts_rank_cd(to_tsvector('english', c.text), q.q) AS rank
 FROM latest AS r {FROM} CROSS JOIN q
 WHERE {" AND ".join(where)} AND to_tsvector('english', c.text) @@ q.q
 ORDER BY rank DESC, r.valid_from DESC, r.memory_id
@@ -112,7 +117,7 @@ LIMIT %(limit)s"""
 
 def snapshot(user_id: str, known: int) -> tuple[str, dict[str, object]]:
     """Every revision of a user's memories the hub held at ``known``, in hub arrival order."""
-    sql = f"""SELECT {REVISION_COLUMNS} FROM revisions AS r {FROM}
+    sql = f"""SELECT {REVISION_COLUMNS}, {DERIVED} FROM revisions AS r {FROM}
 WHERE r.user_id = %(user_id)s AND r.arrived_at <= %(known)s
 ORDER BY r.arrived_at, r.seq"""
     return sql, {"user_id": user_id, "known": known}
@@ -131,7 +136,7 @@ ORDER BY {order}"""
 
 def get_as_of(user_id: str, memory_id: str, known: int) -> tuple[str, dict[str, object]]:
     """One memory as known at ``known`` (the device's GET_AS_OF): one probe of revisions_asof."""
-    sql = f"""SELECT {REVISION_COLUMNS} FROM revisions AS r {FROM}
+    sql = f"""SELECT {REVISION_COLUMNS}, {DERIVED} FROM revisions AS r {FROM}
 WHERE r.user_id = %(user_id)s AND r.memory_id = %(memory_id)s AND r.arrived_at <= %(known)s
 ORDER BY {_ORDER} LIMIT 1"""
     return sql, {"user_id": user_id, "memory_id": memory_id, "known": known}

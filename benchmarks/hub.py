@@ -8,7 +8,9 @@ written, each arriving a minute after its export (an injected clock), and prints
 (revisions/s) and the peak RSS of this process and of the server. A *receiver* device
 imports the same files at the same times (cached too), and the same random as-of reads run
 on both, interleaved: ``read(user)`` and ``get(memory)`` as of a random moment in the files'
-arrivals, ``snapshot(user)``; p50/p95 in ms. Prints, never asserts.
+arrivals, ``snapshot(user)``; p50/p95 in ms. ``--jobs N`` ingests with N processes (as
+``hub ingest --jobs``). Its last line is the figures as JSON (for benchmarks/ab.py). Prints,
+never asserts.
 
     python benchmarks/hub.py                        # 100k revisions
     python benchmarks/hub.py --revisions 1000000    # the issue's size
@@ -17,6 +19,7 @@ arrivals, ``snapshot(user)``; p50/p95 in ms. Prints, never asserts.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import resource
@@ -25,8 +28,9 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from datetime import datetime, timedelta
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +49,9 @@ USERS = 1000
 
 
 def _rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """The peak RSS of this process or of its largest ingest process (``--jobs``), in MB."""
+    who = (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+    return max(resource.getrusage(w).ru_maxrss for w in who) / 1024
 
 
 def _build_device(args: tuple[int, int, int, int, str]) -> list[str]:
@@ -120,6 +126,13 @@ def _server_rss_mb(cluster: pg.Cluster | None) -> str:
     return f"{total / 1024:.0f}"
 
 
+def ingest_device(dsn: str, files: list[tuple[datetime, Path]]) -> None:
+    """One device's files in order, each arriving at its own time (the injected clock)."""
+    with db.connect(dsn) as conn:
+        for at, p in files:
+            ingest.ingest(conn, p, clock=FrozenClock(at))
+
+
 def pct(xs: list[float], q: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(q * len(xs)))]
@@ -148,19 +161,15 @@ def main() -> None:
         for at, p in arrivals:
             by_device.setdefault(p.name.split(".")[0], []).append((at, p))
 
-        def ingest_device(files: list[tuple[datetime, Path]]) -> None:
-            """One device's files in order, each arriving at its own time (the injected clock)."""
-            with db.connect(dsn) as conn:
-                for at, p in files:
-                    ingest.ingest(conn, p, clock=FrozenClock(at))
-
         t0 = time.perf_counter()
         if args.jobs == 1:
-            ingest_device(arrivals)
-        else:  # several ingesters at once, each with its devices' files in order
-            with ThreadPoolExecutor(max_workers=args.jobs) as threads:
-                list(threads.map(ingest_device, by_device.values()))
+            ingest_device(dsn, arrivals)
+        else:  # several ingesters at once (processes, as `hub ingest --jobs`), each device's files in order
+            with ProcessPoolExecutor(max_workers=args.jobs, mp_context=get_context("spawn")) as procs:
+                list(procs.map(ingest_device, [dsn] * len(by_device), by_device.values()))
         took = time.perf_counter() - t0
+        figures: dict[str, Any] = {"ingest_rev_per_s": round(total / took), "ingest_s": round(took, 2),
+                                   "peak_rss_mb": round(_rss_mb())}
         print(f"hub ingest: {total} revisions from {len(arrivals)} files in {took:.1f} s = "
               f"{total / took:,.0f} rev/s (jobs {args.jobs}); peak RSS {_rss_mb():.0f} MB here, "
               f"{_server_rss_mb(cluster)} MB server (sum over its processes); load {os.getloadavg()[0]:.2f}")
@@ -220,9 +229,13 @@ def main() -> None:
                 print(f"  {name:<15} hub {statistics.median(h):7.2f} / {pct(h, 0.95):7.2f}   device "
                       f"{statistics.median(d):7.2f} / {pct(d, 0.95):7.2f}   hub/device p50 "
                       f"{statistics.median(h) / statistics.median(d):.1f}x")
+            for name, sides in times.items():
+                figures[name] = {side: {"p50_ms": round(statistics.median(xs), 3),
+                                        "p95_ms": round(pct(xs, 0.95), 3)} for side, xs in sides.items()}
             same = "the same" if rows["hub"] == rows["device"] else "DIFFERENT"
             print(f"  read(user) rows returned: hub {rows['hub']}, device {rows['device']} ({same}); "
                   f"load {os.getloadavg()[0]:.2f} at the end")
+            print(json.dumps(figures))  # last: what benchmarks/ab.py compares
     finally:
         if cluster is not None:
             cluster.stop()

@@ -79,6 +79,59 @@ def test_ingest_is_idempotent_and_records_the_files_arrival(hub: Conn, tmp_path:
     assert hub_rows(hub) == before
 
 
+def test_text_with_tabs_newlines_backslashes_and_any_script_arrives_byte_for_byte(
+        hub: Conn, tmp_path: Path) -> None:
+    """The rows reach PostgreSQL in COPY's text format, formatted by the staging store: every
+    character COPY escapes, and NULLs and hashes, come out as the device holds them."""
+    clock = FrozenClock("2026-03-02T08:00:00Z")
+    phone = _phone(clock)
+    odd = "tab\there, new\nline, cr\r, back\\slash \\N \\x00, quote \" and \u00e9\u6f22\U0001f3c3"
+    a = phone.add(odd, user_id="sam\tann", value={"path": "C:\\runs\n", "n": 1}, key="k\\1",
+                  source="note\\", resolve=False)
+    phone.add("plain", user_id="sam\tann", resolve=False)
+    path = Path(phone.export(tmp_path / "p.gz").path)
+    ingest.ingest(hub, path, clock=clock)
+    device = localmem.open(":memory:", clock=clock)
+    device.import_(path)
+    got = {r.memory_id: r for r in reads.read(hub, "sam\tann", clock=clock)}
+    for want in device.read("sam\tann"):
+        r = got[want.memory_id]
+        assert (r.text, r.value, r.key, r.source, r.expires_at) == \
+            (want.text, want.value, want.key, want.source, want.expires_at)
+    assert got[a.memory_id].text == odd
+    hashes = "SELECT rev_id, content_hash, rev_hash, valid_to FROM revisions ORDER BY rev_id"
+    assert [tuple(r) for r in hub.execute(hashes)] == [tuple(r) for r in device.connection.execute(hashes)]
+
+
+def test_the_hub_numbers_a_files_revisions_in_the_files_order_though_it_writes_them_by_user(
+        hub: Conn, tmp_path: Path) -> None:
+    """seq (the relay's watermark) is the hub's arrival order: within a file, the order a device
+    importing it gives its revisions, whatever order the rows are written in."""
+    clock = FrozenClock("2026-03-02T08:00:00Z")
+    phone = _phone(clock)
+    for i in range(12):
+        clock.advance(minutes=1)
+        phone.add(f"note {i}", user_id=("zed", "amy", "kim")[i % 3], resolve=False)
+    first = phone.export(tmp_path / "p1.gz")
+    for rev in phone.read("amy"):
+        phone.correct(rev.memory_id, text=f"{rev.text}, corrected")
+    second = phone.export(tmp_path / "p2.gz", since=first.watermark)
+    device = localmem.open(":memory:", clock=clock)
+    for path in (Path(first.path), Path(second.path)):
+        ingest.ingest(hub, path, clock=clock)
+        device.import_(path)
+        # The second file's numbers are not one run, as when another ingest takes some meanwhile.
+        hub.execute(b"ALTER SEQUENCE revisions_seq_seq INCREMENT BY 3")
+    order = "SELECT rev_id FROM revisions ORDER BY seq"
+    assert [r[0] for r in hub.execute(order)] == [r[0] for r in device.connection.execute(order)]
+    physical = [r[0] for r in hub.execute("SELECT user_id FROM revisions WHERE file_id = (SELECT min(file_id)"
+                                          " FROM hub_files) ORDER BY ctid")]
+    assert physical == sorted(physical)
+    spread = hub.execute(b"SELECT max(seq) - min(seq) + 1, count(*) FROM revisions"
+                         b" WHERE file_id = (SELECT max(file_id) FROM hub_files)").fetchone()
+    assert spread is not None and spread[0] > spread[1]  # the second file's numbers were not one run
+
+
 def test_a_large_file_takes_the_devices_bulk_path_on_the_hub_and_adds_what_a_device_adds(
         hub: Conn, tmp_path: Path) -> None:
     """A file of BULK_REVISIONS revisions or more: the staging import sets its triggers and
@@ -213,6 +266,29 @@ def test_the_hubs_tables_are_append_only(hub: Conn, tmp_path: Path) -> None:
     assert hub_rows(hub) == before
 
 
+def test_a_revision_or_content_without_its_parent_is_refused_for_every_writer(
+        hub: Conn, tmp_path: Path) -> None:
+    """The parent checks are statement triggers, not foreign keys: a direct INSERT or COPY
+    naming a memory or revision the hub lacks is refused, and nothing of the statement stays."""
+    clock = FrozenClock("2026-03-02T08:00:00Z")
+    phone = _phone(clock)
+    phone.add("Sam lives in Lisbon", user_id="sam")
+    ingest.ingest(hub, phone.export(tmp_path / "p.gz").path, clock=clock)
+    before = hub_rows(hub)
+    # One row names sam's memory (fine), the other the same memory as ann's (no such memory).
+    values = "1, 'assert', 0, 'day', 'explicit', 0, 0, 'UTC', 0, 0, 'x', 0, 0, 1 FROM revisions"
+    orphan_revision = ("INSERT INTO revisions (user_id, rev_id, memory_id, version, op, valid_from,"
+                       " precision, valid_source, observed_at, recorded_at, tz, retracted, corrected, origin,"
+                       f" hlc, arrived_at, file_id) SELECT 'sam', repeat('R', 26), memory_id, {values}"
+                       f" UNION ALL SELECT 'ann', repeat('S', 26), memory_id, {values}").encode()
+    with pytest.raises(psycopg.errors.ForeignKeyViolation, match="names a memory the hub does not hold"):
+        hub.execute(orphan_revision)
+    with pytest.raises(psycopg.errors.ForeignKeyViolation, match="names a revision the hub does not hold"), \
+            hub.cursor().copy(b"COPY content (user_id, rev_id, memory_id, text) FROM STDIN") as copy:
+        copy.write_row(("sam", "Q" * 26, "M" * 26, "no such revision"))
+    assert hub_rows(hub) == before
+
+
 def test_every_hub_table_refuses_truncate(hub: Conn) -> None:
     """TRUNCATE fires no row trigger: each of the hub's tables carries its statement trigger."""
     tables = {str(r[0]) for r in hub.execute(
@@ -290,3 +366,75 @@ def test_a_read_of_a_schema_without_a_hub_says_how_to_make_one(
         hub_dsn: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["hub", "read", "--user", "sam", "--dsn", hub_dsn]) != 0
     assert "localmem hub init" in capsys.readouterr().err
+
+
+def test_a_derived_memory_is_stale_on_the_hub_once_its_sources_correction_arrived(
+        hub: Conn, tmp_path: Path) -> None:
+    clock = FrozenClock("2026-03-02T08:00:00Z")
+    phone = _phone(clock)
+    knee = phone.add("knee hurts after long runs", user_id="sam", resolve=False)
+    summary = phone.derive("Sam should run shorter", from_=[knee], user_id="sam")
+    first = phone.export(tmp_path / "p1.gz")
+    phone.correct(knee.memory_id, text="knee is fine now")
+    second = phone.export(tmp_path / "p2.gz", since=first.watermark)
+    clock.set("2026-03-03T08:00:00Z")
+    ingest.ingest(hub, first.path, clock=clock)
+    before = clock()
+    clock.set("2026-03-04T08:00:00Z")
+    ingest.ingest(hub, second.path, clock=clock)
+
+    def flags(**when: Any) -> dict[str, bool]:
+        return {r.memory_id: r.stale for r in reads.read(hub, "sam", clock=clock, **when)}
+
+    assert flags(known_at=before)[summary.memory_id] is False
+    assert flags()[summary.memory_id] is True
+    got = reads.get(hub, "sam", summary.memory_id, clock=clock)
+    assert got is not None and got.stale
+    snap = reads.snapshot(hub, "sam", clock=clock)
+    assert [r.stale for r in snap.memories if r.memory_id == summary.memory_id] == [True]
+
+
+def test_hub_knew_diff_prints_what_a_devices_knew_diff_prints_for_the_same_files(
+        hub_dsn: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`hub knew --diff` is the device's `knew --diff` (the same rule over the hub's snapshots):
+    a receiver that imported the same files at the same times prints the same lines."""
+    clock = FrozenClock("2026-03-02T08:00:00Z")
+    phone = _phone(clock)
+    fee = phone.add("fee", user_id="acct", key="fee", value=4, resolve=False)
+    gone = phone.add("a secret", user_id="acct", resolve=False)
+    first = phone.export(tmp_path / "p1.gz")
+    clock.set("2026-03-02T10:00:00Z")
+    phone.correct(fee.memory_id, value=7)
+    phone.add("tip", user_id="acct", value=1, resolve=False)
+    phone.erase(gone.memory_id)
+    second = phone.export(tmp_path / "p2.gz", since=first.watermark)
+    receiver = tmp_path / "receiver.db"
+    assert main(["hub", "init", "--dsn", hub_dsn]) == 0
+    for path, now in ((first.path, "2026-03-02T09:00:00Z"), (second.path, "2026-03-02T11:00:00Z")):
+        assert main(["hub", "ingest", str(path), "--dsn", hub_dsn, "--now", now]) == 0
+        assert main(["--db", str(receiver), "--now", now, "import", str(path)]) == 0
+    capsys.readouterr()
+    for extra in ([], ["--json"]):
+        window = ["knew", "--user", "acct", "--at", "2026-03-02T09:30:00Z", "--diff", "2026-03-02T12:00:00Z",
+                  *extra]
+        assert main(["hub", *window, "--dsn", hub_dsn]) == 0
+        on_hub = capsys.readouterr().out
+        assert main(["--db", str(receiver), *window]) == 0
+        on_device = capsys.readouterr().out
+        assert on_hub == on_device
+    assert "corrected" in on_hub and "erased" in on_hub and "a secret" not in on_hub
+
+
+def test_ingest_paths_with_an_unpicklable_clock_runs_its_jobs_as_threads(hub_dsn: str, hub: Conn,
+                                                                         tmp_path: Path) -> None:
+    """``--jobs`` are processes, which need a picklable clock; a lambda still ingests every file."""
+    clock = FrozenClock("2026-03-02T08:00:00Z")
+    paths = []
+    for name in ("phone", "tablet"):
+        device = _phone(clock)
+        device.add(f"{name}'s note", user_id=name, resolve=False)
+        paths.append(device.export(tmp_path / f"{name}.gz").path)
+    at = clock()
+    results = ingest.ingest_paths(hub_dsn, paths, clock=lambda: at, jobs=2)
+    assert [r.summary.revisions if isinstance(r, ingest.Ingested) else r for r in results] == [1, 1]
+    assert sorted(reads.users(hub)) == ["phone", "tablet"]

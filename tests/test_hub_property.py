@@ -39,6 +39,7 @@ op = st.one_of(
     st.tuples(st.just("retract"), st.integers(0, 2), st.integers(0, 50)),
     st.tuples(st.just("expire"), st.integers(0, 2), st.integers(0, 50)),
     st.tuples(st.just("erase"), st.integers(0, 2), st.integers(0, 50)),
+    st.tuples(st.just("derive"), st.integers(0, 2), st.integers(0, 50)),
     st.tuples(st.just("export"), st.integers(0, 2), st.integers(0, 1)),
     st.tuples(st.just("import"), st.integers(0, 2), st.integers(0, 50)),
     st.tuples(st.just("tick"), st.integers(0, 2), st.integers(1, 3600)),
@@ -49,7 +50,7 @@ def _key(rev: localmem.Revision) -> tuple[Any, ...]:
     """What a read answers about a revision (not its local seq, which is each store's own)."""
     return (rev.memory_id, rev.rev_id, rev.user_id, rev.kind, rev.key, rev.version, rev.op, rev.text,
             repr(rev.value), rev.valid_from, rev.valid_to, rev.expires_at, rev.retracted, rev.erased,
-            rev.expired, rev.superseded_by, rev.supersedes, rev.origin)
+            rev.expired, rev.stale, rev.superseded_by, rev.supersedes, rev.origin)
 
 
 def _write(stores: list[localmem.Store], clocks: list[FrozenClock], ops: list[tuple[str, int, int]],
@@ -77,6 +78,8 @@ def _write(stores: list[localmem.Store], clocks: list[FrozenClock], ops: list[tu
                 s.expire(target, "2026-05-01")
             elif kind == "erase" and target:
                 s.erase(target)
+            elif kind == "derive" and target and (source := s.get(target)) is not None:
+                s.derive(f"summary {next(counter)} of runs", from_=[source])
             elif kind == "export":
                 out = s.export(folder / f"f{len(files)}.gz", since=marks[who] if arg else 0)
                 marks[who] = out.watermark

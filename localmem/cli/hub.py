@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import HubError, InvalidInputError, SyncFileError
+from ..replay import knew
 from ..time.clock import Clock, from_micros, system_clock
 from .common import Command, clock_arg, print_json, print_revision, print_revisions
 from .memories import print_history, print_snapshot
-from .replay import print_knew
+from .replay import print_diff, print_knew
 from .sync import export_json, import_json
 
 __all__ = ["add_commands"]
@@ -33,7 +34,12 @@ def _dsn(args: argparse.Namespace) -> str:
 
 
 def _clock(args: argparse.Namespace) -> Clock:
-    return clock_arg(getattr(args, "now", None)) or system_clock
+    stopped = clock_arg(getattr(args, "now", None))
+    if stopped is None:
+        return system_clock
+    from ..hub.ingest import FixedClock  # picklable: `hub ingest --jobs N` hands it to processes
+
+    return FixedClock(stopped())
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -129,6 +135,10 @@ def _knew(conn: Any, args: argparse.Namespace, clock: Clock) -> None:
     from ..hub import reads
 
     snap = reads.snapshot(conn, args.user, clock=clock, known_at=args.at)
+    if args.diff is not None:  # the device's rule (replay.knew.diff) over two of the hub's snapshots
+        last = reads.snapshot(conn, args.user, clock=clock, known_at=args.diff)
+        print_diff(knew.diff(snap, last, lambda memory_id: reads.erasure(conn, memory_id)), args.json)
+        return
     if args.json:
         print_json({"user_id": snap.user_id, "known_at": snap.known_at.isoformat(),
                     "memories": [r.to_dict() for r in snap.memories]})
@@ -197,9 +207,10 @@ def add_commands(command: Command) -> None:
     p = cmd("history", "every change to one memory the hub holds", _history)
     p.add_argument("id", metavar="MEMORY_ID", help="the memory's id")
     p.add_argument("--known-at", metavar="T", help=KNOWN)
-    p = cmd("knew", "what the hub knew about a user at a time", _knew)
+    p = cmd("knew", "what the hub knew about a user at a time, or what it learned between two", _knew)
     p.add_argument("--user", required=True, help=USER)
     p.add_argument("--at", required=True, metavar="T", help="the time (a date is the start of that day)")
+    p.add_argument("--diff", metavar="DATE2", help="list what was learned, corrected, retracted... by then")
     p = cmd("export", "a device-readable export of what the hub holds (the relay)", _export)
     p.add_argument("--since", type=int, default=0, metavar="W", help="the previous export's watermark")
     p.add_argument("--user", help="only this user's rows")

@@ -26,7 +26,7 @@ from ..replay.runs import Run, View
 from ..store import Store
 from .common import Command, filter_arg, json_arg, print_revision, print_revisions, revision_lines
 
-__all__ = ["add_commands", "evaluate", "print_knew"]
+__all__ = ["add_commands", "evaluate", "print_knew", "print_diff"]
 
 # -- printing ------------------------------------------------------------------------
 
@@ -123,7 +123,8 @@ def print_knew(snapshot_memories: Sequence[Revision], user: str, at: str) -> Non
             print(f"  {rev.memory_id}  {memory_text(rev)}  · valid {rev.valid}{_marks(rev)}")
 
 
-def _print_diff(diff: KnowledgeDiff, as_json: bool) -> None:
+def print_diff(diff: KnowledgeDiff, as_json: bool) -> None:
+    """What `knew --diff` prints (a device's, or the hub's: `hub knew --diff`)."""
     if as_json:
         print(json.dumps(diff.to_dict(), ensure_ascii=False, indent=2))
         return
@@ -348,7 +349,7 @@ def cmd_compare(store: Store, args: argparse.Namespace) -> None:
 
 def cmd_knew(store: Store, args: argparse.Namespace) -> None:
     if args.diff is not None:
-        _print_diff(store.knowledge_diff(args.user, since=args.at, until=args.diff), args.json)
+        print_diff(store.knowledge_diff(args.user, since=args.at, until=args.diff), args.json)
         return
     snap = store.snapshot(args.user, known_at=args.at)
     if args.json:

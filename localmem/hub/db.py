@@ -20,8 +20,9 @@ from ..errors import HubError
 
 __all__ = ["HUB_VERSION", "schema_sql", "connect", "init", "hub_id", "errors"]
 
-#: The version of the hub's schema (hub_meta 'hub_version').
-HUB_VERSION = 1
+#: The version of the hub's schema (hub_meta 'hub_version'). 2: revisions.seq BY DEFAULT (an ingest
+#: numbers a file's revisions itself), no revisions_memory index.
+HUB_VERSION = 2
 
 
 def schema_sql() -> str:

@@ -31,11 +31,14 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import re
 import threading
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import datetime
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +62,7 @@ from ..sync.files import (
 from ..time.clock import Clock, from_micros, to_micros
 from . import db
 
-__all__ = ["Ingested", "ingest", "ingest_paths", "export_files"]
+__all__ = ["Ingested", "FixedClock", "ingest", "ingest_paths", "export_files"]
 
 #: The revision columns the hub stores from a staging row (the device's, minus its local chain).
 HUB_REVISION_COLUMNS = (*REVISION_FIELDS, "arrived_at")
@@ -179,11 +182,14 @@ def _scan(path: Path) -> _Wanted:
 # What the staging store is seeded with, read from the hub (every id a global ULID). Each is a
 # join of the ids with an index (the ingest's transaction turns sequential scans off: the
 # planner's statistics lag behind bulk loads, and an ANY over a scan compares every row).
-_DERIVED_CLOSURE = """WITH RECURSIVE d (memory_id) AS (
-    SELECT dv.memory_id FROM unnest(%(erased)s::text[]) AS i (id)
-    JOIN revisions AS r ON r.memory_id = i.id JOIN derivations AS dv ON dv.source_rev = r.rev_id
+_DERIVED_CLOSURE = """WITH RECURSIVE d (user_id, memory_id) AS (
+    SELECT dv.user_id, dv.memory_id FROM unnest(%(erased)s::text[]) AS i (id)
+    JOIN memories AS m ON m.memory_id = i.id
+    JOIN revisions AS r ON r.user_id = m.user_id AND r.memory_id = m.memory_id
+    JOIN derivations AS dv ON dv.source_rev = r.rev_id
     UNION
-    SELECT dv.memory_id FROM d JOIN revisions AS r ON r.memory_id = d.memory_id
+    SELECT dv.user_id, dv.memory_id FROM d
+    JOIN revisions AS r ON r.user_id = d.user_id AND r.memory_id = d.memory_id
     JOIN derivations AS dv ON dv.source_rev = r.rev_id)
 SELECT memory_id FROM d"""
 #: A set of ids as a query takes it (:func:`_ids`): one text, newline-separated, and the rare
@@ -192,10 +198,11 @@ _IDS = "unnest(string_to_array(%s, E'\\n') || %s::text[]) AS i (id)"
 _SEED_DERIVATIONS = (f"SELECT d.memory_id, d.position, d.source_rev FROM {_IDS}"
                      " JOIN derivations AS d ON d.memory_id = i.id")
 _REVISION_SEED = f"""SELECT r.seq, {_REV}, c.rev_id IS NOT NULL, {_CONTENT} FROM {_IDS}
-JOIN revisions AS r ON r.{{column}} = i.id
+{{join}}
 LEFT JOIN content AS c ON c.user_id = r.user_id AND c.rev_id = r.rev_id"""
-_SEED_REVISIONS = _REVISION_SEED.format(column="rev_id")
-_SEED_WHOLE = _REVISION_SEED.format(column="memory_id")
+_SEED_REVISIONS = _REVISION_SEED.format(join="JOIN revisions AS r ON r.rev_id = i.id")
+_SEED_WHOLE = _REVISION_SEED.format(join="JOIN memories AS m ON m.memory_id = i.id JOIN revisions AS r"
+                                    " ON r.user_id = m.user_id AND r.memory_id = m.memory_id")
 _SEED_MEMORIES = (f"SELECT {', '.join('m.' + c for c in MEMORY_FIELDS)} FROM {_IDS}"
                   " JOIN memories AS m ON m.memory_id = i.id")
 _ERASURE_SEED = (f"SELECT e.seq, {', '.join('e.' + c for c in TOMBSTONE_FIELDS)} FROM {_IDS}"
@@ -317,10 +324,12 @@ def _seed(cur: psycopg.Cursor[tuple[Any, ...]], ledger: Ledger, want: _Wanted) -
     return marks
 
 
-def _copy(cur: psycopg.Cursor[tuple[Any, ...]], table: str, columns: Sequence[str],
-          rows: Iterable[Sequence[Any]]) -> None:
+def _copy(cur: psycopg.Cursor[tuple[Any, ...]], staging: Any, table: str, columns: Sequence[str],
+          exprs: Sequence[str], rest: str, params: dict[str, int]) -> None:
+    """COPY into ``table`` the rows ``SELECT exprs rest`` of the staging store (psycopg formats
+    each row in C: measured faster than formatting the lines in SQLite)."""
     with cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN".encode()) as copy:
-        for row in rows:
+        for row in staging.execute(f"SELECT {', '.join(exprs)} {rest}", params):
             copy.write_row(row)
 
 
@@ -337,21 +346,42 @@ def _write(cur: psycopg.Cursor[tuple[Any, ...]], ledger: Ledger, marks: dict[str
     assert row is not None
     file_id = int(row[0])
     s = ledger.connection
-    m = ", ".join(MEMORY_FIELDS)
-    _copy(cur, "memories", MEMORY_FIELDS,
-          s.execute(f"SELECT {m} FROM memories WHERE rowid > ? ORDER BY rowid", (marks["memories"],)))
-    r = ", ".join(HUB_REVISION_COLUMNS)
-    _copy(cur, "revisions", (*HUB_REVISION_COLUMNS, "file_id"),
-          s.execute(f"SELECT {r}, ? FROM revisions WHERE seq > ? ORDER BY seq",
-                    (file_id, marks["revisions"])))
-    _copy(cur, "content", ("user_id", "rev_id", "memory_id", *CONTENT_FIELDS),
-          s.execute(f"SELECT r.user_id, r.rev_id, r.memory_id, {_CONTENT} FROM content AS c"
-                    " JOIN revisions AS r ON r.seq = c.rev_seq WHERE c.rev_seq > ? ORDER BY c.rev_seq",
-                    (marks["revisions"],)))
-    _copy(cur, "derivations", ("user_id", "memory_id", "position", "source_rev"),
-          s.execute("SELECT m.user_id, d.memory_id, d.position, d.source_rev FROM derivations AS d"
-                    " JOIN memories AS m ON m.memory_id = d.memory_id WHERE d.rowid > ? ORDER BY d.rowid",
-                    (marks["derivations"],)))
+    # Each table's rows go in by user and memory, so that one user's rows of a file share pages
+    # (a read of a user touches a few pages, not one per memory). The revisions keep their
+    # hub order (seq) all the same: this file's seqs are taken from the sequence first and given
+    # to its revisions in the staging store's order.
+    count = s.execute("SELECT count(*) FROM revisions WHERE seq > ?", (marks["revisions"],)).get
+    seqs: list[int] = []
+    if count:
+        # The sequence's name once, as a constant: a call per row would look it up per row.
+        name = cur.execute("SELECT pg_get_serial_sequence('revisions', 'seq')").fetchone()
+        assert name is not None
+        got = cur.execute("SELECT array_agg(nextval(%s::regclass)) FROM generate_series(1, %s)",
+                          (name[0], count)).fetchone()
+        assert got is not None
+        seqs = sorted(got[0])
+    numbered = ("FROM (SELECT *, row_number() OVER (ORDER BY seq) AS rank FROM revisions WHERE seq > :mark)"
+                " AS r")
+    if seqs and seqs[-1] - seqs[0] == len(seqs) - 1:  # one run of numbers (no other ingest took any)
+        seq, rest = f"{seqs[0] - 1} + r.rank", numbered
+    else:  # interleaved with another ingest's: each revision's by its rank in the file
+        s.execute("CREATE TEMP TABLE IF NOT EXISTS hub_seq (rank INTEGER PRIMARY KEY, seq INTEGER NOT NULL);"
+                  " DELETE FROM temp.hub_seq")
+        s.executemany("INSERT INTO temp.hub_seq (rank, seq) VALUES (?, ?)", enumerate(seqs, 1))
+        seq, rest = "h.seq", numbered + " JOIN temp.hub_seq AS h ON h.rank = r.rank"
+    _copy(cur, s, "memories", MEMORY_FIELDS, MEMORY_FIELDS,
+          "FROM memories WHERE rowid > :mark ORDER BY user_id, memory_id", {"mark": marks["memories"]})
+    _copy(cur, s, "revisions", (*HUB_REVISION_COLUMNS, "file_id", "seq"),
+          (*(f"r.{c}" for c in HUB_REVISION_COLUMNS), ":file_id", seq),
+          rest + " ORDER BY r.user_id, r.memory_id, r.seq", {"file_id": file_id, "mark": marks["revisions"]})
+    _copy(cur, s, "content", ("user_id", "rev_id", "memory_id", *CONTENT_FIELDS),
+          ("r.user_id", "r.rev_id", "r.memory_id", *(f"c.{c}" for c in CONTENT_FIELDS)),
+          "FROM content AS c JOIN revisions AS r ON r.seq = c.rev_seq WHERE c.rev_seq > :mark"
+          " ORDER BY r.user_id, r.memory_id, c.rev_seq", {"mark": marks["revisions"]})
+    _copy(cur, s, "derivations", ("user_id", "memory_id", "position", "source_rev"),
+          ("m.user_id", "d.memory_id", "d.position", "d.source_rev"),
+          "FROM derivations AS d JOIN memories AS m ON m.memory_id = d.memory_id WHERE d.rowid > :mark"
+          " ORDER BY d.rowid", {"mark": marks["derivations"]})
     # Row by row: each tombstone's trigger destroys its memory's content on the hub.
     for table in ("erasures", "extra_tombstones"):
         rows = s.execute(f"SELECT {_TOMB} FROM {table} WHERE rowid > ? ORDER BY rowid", (marks[table],))
@@ -406,14 +436,49 @@ def export_files(root: Path) -> list[Path]:
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class FixedClock:
+    """A clock stopped at one instant that another process can be given (a lambda cannot be
+    pickled): ``--now`` for ``hub ingest --jobs N``."""
+
+    at: datetime
+
+    def __call__(self) -> datetime:
+        return self.at
+
+
+def _ingest_group(dsn: str, paths: list[Path], clock: Clock) -> list[Ingested | SyncFileError]:
+    """One connection's share of :func:`ingest_paths`: these files in order, each on its own."""
+    out: list[Ingested | SyncFileError] = []
+    with db.connect(dsn) as conn:
+        hub = db.hub_id(conn)
+        for path in paths:
+            try:
+                out.append(ingest(conn, path, clock=clock, hub=hub))
+            except SyncFileError as exc:
+                out.append(exc)
+    return out
+
+
+def _picklable(clock: Clock) -> bool:
+    try:
+        pickle.dumps(clock)
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return False
+    return True
+
+
 def ingest_paths(dsn: str, paths: Sequence[str | os.PathLike[str]], *, clock: Clock,
                  jobs: int = 1) -> list[Ingested | SyncFileError]:
     """Ingest files and directories of files, each file on its own (a refused one is reported and
     the rest go on); returns each file's result or its refusal, in the order given.
 
-    With ``jobs`` > 1, that many connections ingest at once: the files of one origin device stay
-    in order on one connection (an incremental file after the one it follows); different devices'
-    files go in parallel (the advisory locks order any user they share).
+    With ``jobs`` > 1, that many processes ingest at once, each on its own connection (the
+    import is Python: threads would share one core): the files of one origin device stay in
+    order in one process (an incremental file after the one it follows); different devices'
+    files go in parallel (the advisory locks order any user they share). The clock goes to
+    those processes, so it must be picklable (:func:`localmem.time.clock.system_clock`,
+    :class:`FixedClock`); one that is not (a lambda) makes the jobs threads instead.
     """
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= 64:
         raise InvalidInputError(f"jobs={jobs!r} is not acceptable: expected an integer from 1 to 64")
@@ -430,17 +495,18 @@ def ingest_paths(dsn: str, paths: Sequence[str | os.PathLike[str]], *, clock: Cl
             origin = ""  # refused again, with the device's message, when its turn comes
         groups.setdefault(origin if jobs > 1 else "", []).append(i)
     out: list[Ingested | SyncFileError | None] = [None] * len(files)
-
-    def run(indexes: list[int]) -> None:
-        with db.connect(dsn) as conn:
-            hub = db.hub_id(conn)
-            for i in indexes:
-                try:
-                    out[i] = ingest(conn, files[i], clock=clock, hub=hub)
-                except SyncFileError as exc:
-                    out[i] = exc
-
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        for done in [pool.submit(run, g) for g in groups.values()]:
-            done.result()
+    if jobs == 1 or len(groups) == 1:
+        for indexes in groups.values():
+            for i, r in zip(indexes, _ingest_group(dsn, [files[i] for i in indexes], clock), strict=True):
+                out[i] = r
+        return [r for r in out if r is not None]
+    pool: Executor = (ProcessPoolExecutor(max_workers=min(jobs, len(groups)), mp_context=get_context("spawn"))
+                      if _picklable(clock) else ThreadPoolExecutor(max_workers=jobs))
+    with pool:
+        # The largest groups first, so that no long group starts last.
+        order = sorted(groups.values(), key=lambda g: -sum(files[i].stat().st_size for i in g))
+        done = [(g, pool.submit(_ingest_group, dsn, [files[i] for i in g], clock)) for g in order]
+        for indexes, future in done:
+            for i, r in zip(indexes, future.result(), strict=True):
+                out[i] = r
     return [r for r in out if r is not None]

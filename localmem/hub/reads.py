@@ -5,12 +5,14 @@ is ``known_at`` else ``as_of`` else now (the hub's clock, injected); ``valid_at`
 ``valid_at`` else ``as_of`` else known; a date is read in the user's last zone. Each
 returns the device's result types (:class:`~localmem.core.revision.Revision`, ...), so the
 command line prints them as a device's (:mod:`localmem.present`). The SQL is
-:mod:`localmem.hub.sql`. Derived memories are not marked stale on the hub (the device's
-``stale`` flag needs its staleness walk, which the hub does not run).
+:mod:`localmem.hub.sql`. Derived memories are flagged ``stale`` as a device flags them
+(:func:`localmem.core.staleness.mark_stale`): one query per read, for the user's derived
+memories only, and only when the read returned one (each row says whether it is derived).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 from typing import Any
 
@@ -59,6 +61,29 @@ def _rows(conn: Conn, query: tuple[str, dict[str, object]], valid: int | None) -
         return [revision_from_row(row, valid) for row in conn.execute(query[0].encode(), query[1])]
 
 
+def _flagged(conn: Conn, query: tuple[str, dict[str, object]], valid: int | None, user_id: str,
+             known: int, extra: int = 0) -> list[Revision]:
+    """The rows of a read whose columns end with :data:`~localmem.hub.sql.DERIVED` (then ``extra``
+    more), as Revisions, the stale ones flagged."""
+    with db.errors("the hub refused a read"):
+        rows = conn.execute(query[0].encode(), query[1]).fetchall()
+    end = -1 - extra
+    revs = [revision_from_row(row[:end], valid) for row in rows]
+    if any(row[end] for row in rows):
+        return _mark_stale(conn, revs, user_id, known)
+    return revs
+
+
+def _mark_stale(conn: Conn, revs: list[Revision], user_id: str, known: int) -> list[Revision]:
+    """``revs`` with ``stale`` set on the derived memories stale as known at ``known``."""
+    with db.errors("the hub refused a read"):
+        found = conn.execute(hub_sql.STALE.encode(), {"user_id": user_id, "known": known})
+        stale = {str(r[0]) for r in found}
+    if not stale:
+        return revs
+    return [dataclasses.replace(r, stale=True) if r.memory_id in stale else r for r in revs]
+
+
 def read(conn: Conn, user_id: str, *, clock: Clock, as_of: TimeInput | None = None,
          known_at: TimeInput | None = None, valid_at: TimeInput | None = None, current_only: bool = True,
          include_expired: bool = False, include_retracted: bool = False, kind: str | None = None,
@@ -69,7 +94,7 @@ def read(conn: Conn, user_id: str, *, clock: Clock, as_of: TimeInput | None = No
     q = hub_sql.read_as_of(user_id, known=known, valid=valid, current_only=current_only,
                            include_expired=include_expired, include_retracted=include_retracted,
                            kind=kind, key=key)
-    return _rows(conn, q, valid)
+    return _flagged(conn, q, valid, user_id, known)
 
 
 def get(conn: Conn, user_id: str, memory_id: str, *, clock: Clock, as_of: TimeInput | None = None,
@@ -77,7 +102,7 @@ def get(conn: Conn, user_id: str, memory_id: str, *, clock: Clock, as_of: TimeIn
     """One memory as the hub knew it at known_at (None: it had not arrived by then)."""
     check_text(user_id, "user_id")
     known, valid = axes(conn, user_id, clock, as_of, known_at, valid_at)
-    found = _rows(conn, hub_sql.get_as_of(user_id, memory_id, known), valid)
+    found = _flagged(conn, hub_sql.get_as_of(user_id, memory_id, known), valid, user_id, known)
     return found[0] if found else None
 
 
@@ -91,15 +116,14 @@ def search(conn: Conn, user_id: str, query: str, *, clock: Clock, as_of: TimeInp
         raise InvalidInputError(f"limit={limit!r} is not acceptable: expected an integer from 1 to 1000")
     known, valid = axes(conn, user_id, clock, as_of, known_at, valid_at)
     q = hub_sql.search(user_id, query, known=known, valid=valid, limit=limit)
-    with db.errors("the hub refused a search"):
-        return [revision_from_row(row[:-1], valid) for row in conn.execute(q[0].encode(), q[1])]
+    return _flagged(conn, q, valid, user_id, known, extra=1)
 
 
 def snapshot(conn: Conn, user_id: str, *, clock: Clock, known_at: TimeInput | None = None) -> Snapshot:
     """Everything the hub held about a user at known_at (the device's ``snapshot``)."""
     check_text(user_id, "user_id")
     known, _ = axes(conn, user_id, clock, None, known_at, None)
-    revisions = _rows(conn, hub_sql.snapshot(user_id, known), known)
+    revisions = _flagged(conn, hub_sql.snapshot(user_id, known), known, user_id, known)
     latest: dict[str, Revision] = {}
     for rev in revisions:
         latest[rev.memory_id] = rev

@@ -6,7 +6,8 @@ the hub's tables (every join on ``user_id`` too, so a distributed table joins sh
 * A memory *as known at K* is, among its revisions that had arrived **on the hub** by K
   (``arrived_at <= K``: never before their file reached the hub), the first in the order
   :data:`localmem.core.sql.REVISION_ORDER` (hlc, origin, rev_id, all descending): here one
-  ``DISTINCT ON (memory_id)`` walk of the ``revisions_asof`` index.
+  ``LIMIT 1`` probe of the ``revisions_asof`` index per memory (:func:`read_as_of`, one user's
+  walk of ``DISTINCT ON (memory_id)`` for a search).
 * Its validity, expiry and retraction at V are the device's own terms:
   :func:`localmem.core.sql.read_conditions` builds them, and they are taken from it (with
   PostgreSQL's parameter style), so the two cannot drift apart.
@@ -23,7 +24,7 @@ import re
 from ..core.sql import IS_LATEST, REVISION_COLUMNS, REVISION_ORDER, read_conditions
 
 __all__ = ["LATEST", "FROM", "read_as_of", "search", "snapshot", "history", "get_as_of", "USER_ZONE",
-           "ERASURE", "pg_params"]
+           "ERASURE", "STALE", "DERIVED", "pg_params"]
 
 _ORDER = ", ".join(f"r.{c} DESC" for c in REVISION_ORDER)
 
@@ -38,6 +39,11 @@ FROM = """
 JOIN memories AS m ON m.user_id = r.user_id AND m.memory_id = r.memory_id
 LEFT JOIN content AS c ON c.user_id = r.user_id AND c.rev_id = r.rev_id
 LEFT JOIN erasures AS e ON e.user_id = r.user_id AND e.memory_id = r.memory_id"""
+
+#: Whether a row's memory is derived (the device's GET_FLAGGED term): the last column of the
+#: reads that flag stale memories, so the staleness query runs only when one is.
+DERIVED = ("EXISTS (SELECT 1 FROM derivations AS dv WHERE dv.user_id = r.user_id"
+           " AND dv.memory_id = r.memory_id) AS derived")
 
 _NAMED = re.compile(r":([a-z_]+)")
 
@@ -61,7 +67,13 @@ def _conditions(current_only: bool, include_expired: bool, include_retracted: bo
 def read_as_of(user_id: str, *, known: int, valid: int, current_only: bool = True,
                include_expired: bool = False, include_retracted: bool = False,
                kind: str | None = None, key: str | None = None) -> tuple[str, dict[str, object]]:
-    """A user's memories as known at ``known`` (the device's :func:`localmem.core.sql.read_as_of`)."""
+    """A user's memories as known at ``known`` (the device's :func:`localmem.core.sql.read_as_of`).
+
+    The latest-revision rule as one probe per memory: the user's memories (``memories_pkey``),
+    each one's first revision arrived by ``known`` in REVISION_ORDER (LIMIT 1 down
+    ``revisions_asof``). Every index it walks starts with ``user_id``, so one user's entries sit
+    together and the read touches a few pages per file, not one per memory.
+    """
     where, params = _conditions(current_only, include_expired, include_retracted, False)
     params.update({"user_id": user_id, "known": known, "valid": valid})
     if kind is not None:
@@ -70,9 +82,12 @@ def read_as_of(user_id: str, *, known: int, valid: int, current_only: bool = Tru
     if key is not None:
         where.append("m.key = %(key)s")
         params["key"] = key
-    sql = f"""WITH {LATEST}
-SELECT {REVISION_COLUMNS} FROM latest AS r {FROM}
-WHERE {" AND ".join(where)}
+    sql = f"""SELECT {REVISION_COLUMNS}, {DERIVED} FROM memories AS m
+CROSS JOIN LATERAL (SELECT * FROM revisions AS r WHERE r.user_id = m.user_id AND r.memory_id = m.memory_id
+    AND r.arrived_at <= %(known)s ORDER BY {_ORDER} LIMIT 1) AS r
+LEFT JOIN content AS c ON c.user_id = r.user_id AND c.rev_id = r.rev_id
+LEFT JOIN erasures AS e ON e.user_id = r.user_id AND e.memory_id = r.memory_id
+WHERE m.user_id = %(user_id)s AND {" AND ".join(where)}
 ORDER BY r.valid_from, r.recorded_at, r.seq"""
     return sql, params
 
@@ -87,12 +102,12 @@ def search(user_id: str, query: str, *, known: int, valid: int, limit: int,
 
     The memories searched are the device's (begun by ``valid`` and not superseded, unexpired,
     unretracted, unerased); ranked by ``ts_rank_cd`` (cover density) over the text, ties by the
-    latest start. Rows: REVISION_COLUMNS, then the rank.
+    latest start. Rows: REVISION_COLUMNS, whether derived, then the rank.
     """
     where, params = _conditions(current_only, False, False, True)
     params.update({"user_id": user_id, "known": known, "valid": valid, "query": query, "limit": limit})
     sql = f"""WITH {LATEST}, q AS (SELECT {TSQUERY} AS q)
-SELECT {REVISION_COLUMNS}, ts_rank_cd(to_tsvector('english', c.text), q.q) AS rank
+SELECT {REVISION_COLUMNS}, {DERIVED}, ts_rank_cd(to_tsvector('english', c.text), q.q) AS rank
 FROM latest AS r {FROM} CROSS JOIN q
 WHERE {" AND ".join(where)} AND to_tsvector('english', c.text) @@ q.q
 ORDER BY rank DESC, r.valid_from DESC, r.memory_id
@@ -102,7 +117,7 @@ LIMIT %(limit)s"""
 
 def snapshot(user_id: str, known: int) -> tuple[str, dict[str, object]]:
     """Every revision of a user's memories the hub held at ``known``, in hub arrival order."""
-    sql = f"""SELECT {REVISION_COLUMNS} FROM revisions AS r {FROM}
+    sql = f"""SELECT {REVISION_COLUMNS}, {DERIVED} FROM revisions AS r {FROM}
 WHERE r.user_id = %(user_id)s AND r.arrived_at <= %(known)s
 ORDER BY r.arrived_at, r.seq"""
     return sql, {"user_id": user_id, "known": known}
@@ -113,18 +128,32 @@ def history(memory_id: str, known: int | None) -> tuple[str, dict[str, object]]:
     cond = "" if known is None else " AND r.arrived_at <= %(known)s"
     order = ", ".join(f"r.{c}" for c in REVISION_ORDER)
     sql = f"""SELECT {REVISION_COLUMNS} FROM revisions AS r {FROM}
-WHERE r.memory_id = %(memory_id)s{cond}
+WHERE (r.user_id, r.memory_id) IN (SELECT user_id, memory_id FROM memories
+                                   WHERE memory_id = %(memory_id)s){cond}
 ORDER BY {order}"""
     return sql, {"memory_id": memory_id, "known": known}
 
 
 def get_as_of(user_id: str, memory_id: str, known: int) -> tuple[str, dict[str, object]]:
     """One memory as known at ``known`` (the device's GET_AS_OF): one probe of revisions_asof."""
-    sql = f"""SELECT {REVISION_COLUMNS} FROM revisions AS r {FROM}
+    sql = f"""SELECT {REVISION_COLUMNS}, {DERIVED} FROM revisions AS r {FROM}
 WHERE r.user_id = %(user_id)s AND r.memory_id = %(memory_id)s AND r.arrived_at <= %(known)s
 ORDER BY {_ORDER} LIMIT 1"""
     return sql, {"user_id": user_id, "memory_id": memory_id, "known": known}
 
+
+#: Which of a user's derived memories are stale as known at %(known)s (the device's
+#: :func:`localmem.core.sql.staleness`, as a set): a source revision has a later revision of its
+#: memory that had arrived by then and corrects it, marks it superseded or retracts it, or the
+#: source's memory was erased by then. Sources are the derived memory's user's (derive checks).
+STALE = """SELECT DISTINCT d.memory_id FROM derivations AS d
+JOIN revisions AS s ON s.user_id = d.user_id AND s.rev_id = d.source_rev
+WHERE d.user_id = %(user_id)s AND (
+    EXISTS (SELECT 1 FROM revisions AS later WHERE later.user_id = s.user_id
+            AND later.memory_id = s.memory_id AND later.version > s.version
+            AND later.arrived_at <= %(known)s AND later.op IN ('correct', 'superseded', 'retract'))
+    OR EXISTS (SELECT 1 FROM erasures AS e WHERE e.user_id = s.user_id AND e.memory_id = s.memory_id
+               AND e.erased_at <= %(known)s))"""
 
 #: The zone a user last gave (the device's USER_ZONE): dates in a read's times are read in it.
 USER_ZONE = ("SELECT tz FROM revisions WHERE user_id = %s AND version = 1"

@@ -11,6 +11,7 @@ erased words back.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -18,11 +19,11 @@ from typing import Any
 from ..core import reads
 from ..core.inputs import check_text
 from ..core.ledger import Ledger
-from ..core.revision import Revision
+from ..core.revision import Erasure, Revision, Snapshot
 from ..errors import InvalidInputError
 from ..time.clock import TimeInput, to_micros
 
-__all__ = ["DiffEntry", "KnowledgeDiff", "knowledge_diff", "CHANGES"]
+__all__ = ["DiffEntry", "KnowledgeDiff", "knowledge_diff", "diff", "CHANGES"]
 
 #: The kinds of change, in the order a diff lists them.
 CHANGES = ("learned", "derived", "corrected", "superseded", "retracted", "expiry", "erased")
@@ -76,6 +77,17 @@ def knowledge_diff(ledger: Ledger, user_id: str, since: TimeInput, until: TimeIn
     check_text(user_id, "user_id")
     first = reads.snapshot(ledger, user_id, known_at=since)
     last = reads.snapshot(ledger, user_id, known_at=until)
+    return diff(first, last, lambda memory_id: reads.erasure(ledger, memory_id))
+
+
+def diff(first: Snapshot, last: Snapshot, erasure: Callable[[str], Erasure | None]) -> KnowledgeDiff:
+    """What changed between two snapshots of one user (``first`` the earlier): the rule of
+    :func:`knowledge_diff`, for any store that makes the snapshots (a device, the hub).
+    ``erasure`` gives a memory's tombstone.
+
+    Raises:
+        InvalidInputError: ``last`` is not after ``first``.
+    """
     if last.known_at <= first.known_at:
         raise InvalidInputError(
             f"until={last.known_at.isoformat()!r} is not after since={first.known_at.isoformat()!r}: "
@@ -92,8 +104,8 @@ def knowledge_diff(ledger: Ledger, user_id: str, since: TimeInput, until: TimeIn
     for memory_id, rev in after.items():
         if not rev.erased:
             continue
-        erasure = reads.erasure(ledger, memory_id)
-        if erasure is not None and first.known_at < erasure.erased_at <= last.known_at:
-            entries.append(DiffEntry("erased", memory_id, held.get(memory_id), rev, erasure.erased_at, rev))
+        tomb = erasure(memory_id)
+        if tomb is not None and first.known_at < tomb.erased_at <= last.known_at:
+            entries.append(DiffEntry("erased", memory_id, held.get(memory_id), rev, tomb.erased_at, rev))
     entries.sort(key=lambda e: (to_micros(e.at), CHANGES.index(e.change), e.memory_id))
-    return KnowledgeDiff(user_id, first.known_at, last.known_at, tuple(entries))
+    return KnowledgeDiff(last.user_id, first.known_at, last.known_at, tuple(entries))

@@ -350,7 +350,8 @@ def test_a_file_from_a_schema_8_device_imports_into_a_schema_9_store(
     old = _rewrite(good, tmp_path / "v8.gz", _header_edit(schema_version=8))
     laptop.import_(old)
     assert at_the_end(laptop, a.memory_id).text == "Sam lives in Porto"
-    assert laptop.get(a.memory_id).key == "home"
+    got = laptop.get(a.memory_id)
+    assert got is not None and got.key == "home"
     assert laptop.connection.execute("SELECT count(*) FROM revisions").get == 122
     assert laptop.doctor().ok
 

@@ -3,8 +3,8 @@
 The rule: a file is applied to the hub if and only if a device holding the hub's rows
 would import it, and then it adds what that device would add. That is made true by
 construction, not by a second copy of the checks: each file is imported by the device's
-own code (:func:`localmem.sync.apply.import_`, which verifies the file with
-:func:`localmem.sync.files.verify` first) into a *staging* store, an in-memory device
+own code (:func:`localmem.sync.apply.import_`, which checks the file as it reads it and
+rolls back if anything — rows, checksum, trailer — is refused) into a *staging* store, an in-memory device
 database seeded with every hub row the file's rows can be checked against (the memories,
 revisions, tombstones and provenance links its ids name, the revisions they follow, and
 what is derived from the memories it erases). The import raises the device's own error,

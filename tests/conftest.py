@@ -86,3 +86,17 @@ def pg_cluster(worker_id: str) -> Iterator[pg.Cluster]:
 def hub_dsn(pg_cluster: pg.Cluster) -> str:
     """A DSN on the test cluster whose search_path is a fresh schema: an empty hub of this test's own."""
     return pg.fresh_dsn(pg_cluster)
+
+
+@pytest.fixture
+def phone(tmp_path: Path) -> Iterator[localmem.Store]:
+    """The first of two devices the sync tests pair, on a clock stopped on a Monday."""
+    with localmem.open(tmp_path / "phone.db", clock=FrozenClock("2026-03-02T09:00:00Z")) as s:
+        yield s
+
+
+@pytest.fixture
+def laptop(tmp_path: Path) -> Iterator[localmem.Store]:
+    """The second device, its clock stopped on the Wednesday after."""
+    with localmem.open(tmp_path / "laptop.db", clock=FrozenClock("2026-03-04T09:00:00Z")) as s:
+        yield s

@@ -12,7 +12,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import apsw
@@ -46,20 +46,6 @@ def full_dump(store: localmem.Store) -> dict[str, list[tuple[object, ...]]]:
         "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
         " AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name")]
     return {n: sorted(conn.execute(f'SELECT * FROM "{n}"').fetchall(), key=repr) for n in names}
-
-
-@pytest.fixture
-def phone(tmp_path: Path) -> Iterator[localmem.Store]:
-    s, _ = _open(tmp_path / "phone.db", "2026-03-02T09:00:00Z")  # a Monday
-    yield s
-    s.close()
-
-
-@pytest.fixture
-def laptop(tmp_path: Path) -> Iterator[localmem.Store]:
-    s, _ = _open(tmp_path / "laptop.db", "2026-03-04T09:00:00Z")  # the Wednesday after
-    yield s
-    s.close()
 
 
 # -- round trip ----------------------------------------------------------------------------------

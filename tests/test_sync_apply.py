@@ -12,7 +12,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,18 +20,6 @@ from test_sync import _forge, _rehash, _rows, full_dump
 import localmem
 from localmem.sync import apply, files
 from localmem.testing import FrozenClock
-
-
-@pytest.fixture
-def phone(tmp_path: Path) -> Iterator[localmem.Store]:
-    with localmem.open(tmp_path / "phone.db", clock=FrozenClock("2026-03-02T09:00:00Z")) as s:
-        yield s
-
-
-@pytest.fixture
-def laptop(tmp_path: Path) -> Iterator[localmem.Store]:
-    with localmem.open(tmp_path / "laptop.db", clock=FrozenClock("2026-03-04T09:00:00Z")) as s:
-        yield s
 
 
 def fill(store: localmem.Store, n: int) -> None:

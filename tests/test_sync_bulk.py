@@ -10,7 +10,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,6 @@ from test_sync import full_dump as dump
 
 import localmem
 from localmem.sync import apply
-from localmem.testing import FrozenClock
 
 FAR = "2100-01-01T00:00:00Z"
 
@@ -27,18 +25,6 @@ FAR = "2100-01-01T00:00:00Z"
 def small_window(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(apply, "BULK_REVISIONS", 10)
     monkeypatch.setattr(apply, "CHUNK_ROWS", 7)
-
-
-@pytest.fixture
-def phone(tmp_path: Path) -> Iterator[localmem.Store]:
-    with localmem.open(tmp_path / "phone.db", clock=FrozenClock("2026-03-02T09:00:00Z")) as s:
-        yield s
-
-
-@pytest.fixture
-def laptop(tmp_path: Path) -> Iterator[localmem.Store]:
-    with localmem.open(tmp_path / "laptop.db", clock=FrozenClock("2026-03-04T09:00:00Z")) as s:
-        yield s
 
 
 def schema(store: localmem.Store) -> list[tuple[object, ...]]:

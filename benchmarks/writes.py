@@ -2,6 +2,7 @@
 
     python benchmarks/writes.py [--lines 100000] [--users 100] [--batch 1000] [--rounds 3]
                                 [--singles 1000] [--gets 2000] [--get-revisions 1000000 --get-db PATH]
+                                [--get-cache warm|cold|both]
 
 Writes ``--lines`` chat lines for ``--users`` users, ``--batch`` lines per transaction,
 into a fresh file per contender (WAL on every one), and times each contender's writes
@@ -28,9 +29,15 @@ Then, on the stores just built: one-row writes (``Store.add`` outside a batch, p
 and not, each its own transaction, next to ``SqliteStore.put``), interleaved, ``--singles``
 of each; and point
 gets: ``Store.get(id, known_at=, valid_at=)`` next to the raw as-of probe it stands on (one
-descent of ``revisions_asof`` on its own read-only connection) and ``SqliteStore.get``.
+descent of ``revisions_asof`` on its own read-only connection) and ``SqliteStore.get``, in an
+order drawn afresh for each id.
 With ``--get-revisions N`` the gets are measured again on a store of N memories (made with
-``add_many(resolve=False)``, kept at ``--get-db`` and reused if it is there).
+``add_many(resolve=False)``, kept at ``--get-db`` and reused if it is there), once with the
+file read through into the OS page cache first (``warm``) and once with it evicted first
+(``cold``, ``posix_fadvise(DONTNEED)`` on that file alone), each printed apart
+(``--get-cache`` picks one): a file half in the cache measured the disk, not get. On the cold
+file the two contenders take separate ids (on shared ones the second would find the first's
+pages read for it).
 
 Figures are medians over rounds (latencies: over every sample). It prints ratios and
 the targets of issue 19; it never asserts. The last line is JSON.
@@ -84,6 +91,8 @@ RAW_ASOF_SQL = (
 TARGET_VS_RAW_FTS5 = 0.3
 TARGET_VS_LANGGRAPH = 0.5
 TARGET_GET_VS_RAW = 2.0
+#: How the big store's gets are printed for each page-cache state (see page_cache).
+CACHE_STATES = {"warm": "in the page cache", "cold": "evicted from the page cache"}
 
 Item = dict[str, Any]
 
@@ -268,15 +277,20 @@ def interleaved(
     calls: dict[str, Callable[[Any], object]],
     inputs: Sequence[Any],
     warmup: int,
+    shuffle: random.Random | None = None,
 ) -> dict[str, list[int]]:
     """Nanoseconds of each call on each input, the calls alternating per input (which goes first
-    rotates), after ``warmup`` untimed inputs."""
+    rotates; with ``shuffle``, their order is drawn afresh for each input), after ``warmup``
+    untimed inputs. Rotating keeps the cyclic order: of three calls, each always runs right after
+    the same other one (the gets' raw probe right after get, on the same id, ~10% faster for it)."""
     for x in inputs[:warmup]:
         for fn in calls.values():
             fn(x)
     items = list(calls.items())
     out: dict[str, list[int]] = {name: [] for name in calls}
     for i, x in enumerate(inputs[warmup:]):
+        if shuffle is not None:
+            shuffle.shuffle(items)
         for j in range(len(items)):
             name, fn = items[(i + j) % len(items)]
             t0 = time.perf_counter_ns()
@@ -326,14 +340,41 @@ def singles(store_path: str, lg_path: str, lines: Sequence[tuple[str, str]], n: 
         lg.conn.close()
 
 
+def page_cache(path: str, state: str) -> str:
+    """Put the file's pages in the OS page cache (``warm``: read it through once) or out of it
+    (``cold``: ``posix_fadvise(DONTNEED)``, this file only), before a round of gets; what was done."""
+    if state == "warm":
+        t0, size = time.perf_counter(), 0
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 24):
+                size += len(chunk)
+        return f"read through ({size / 1e6:,.0f} MB in {time.perf_counter() - t0:.1f} s)"
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+    return "evicted (posix_fadvise DONTNEED)"
+
+
 def gets(
     store_path: str,
     lg: tuple[str, Sequence[tuple[Any, str]]] | None,
     n: int,
     seed: int,
+    cache: str | None = None,
 ) -> dict[str, list[int]]:
     """Point gets: Store.get as of a random (known, valid) in the memory's life, the raw probe at
-    the same known, and (if given) SqliteStore.get of a random key."""
+    the same known, and (if given) SqliteStore.get of a random key.
+
+    ``cache`` (``warm`` or ``cold``, see :func:`page_cache`) sets the file's page-cache state
+    first; None leaves it as it is (a store just written). On a cold file the probe and get each
+    take their own ids (drawn alike, still alternating): on shared ids whichever ran second would
+    find the other's pages read from disk for it.
+    """
+    if cache is not None:
+        print(f"[{time.strftime('%H:%M:%S')}] gets on {store_path}: {page_cache(store_path, cache)}",
+              file=sys.stderr, flush=True)
     store, clock = open_store(store_path)
     conn = store.connection
     ids = [(m, c) for m, c in conn.execute("SELECT memory_id, created_at FROM memories")]
@@ -344,40 +385,50 @@ def gets(
     lg_store = None if lg is None else langgraph_store(lg[0])
     rng = random.Random(seed)
     epoch = datetime.fromisoformat("1970-01-01T00:00:00+00:00")
-    picks = []
-    for _ in range(n + 200):
+    def pick() -> tuple[Any, ...]:
         mid, created = ids[rng.randrange(len(ids))]
         known = rng.randint(created, newest)
-        at = epoch + timedelta(microseconds=known)
-        picks.append(
-            (
-                mid,
-                at,
-                epoch + timedelta(microseconds=rng.randint(created, newest)),
-                known,
-                None if lg is None else lg[1][rng.randrange(len(lg[1]))],
-            )
+        return (
+            mid,
+            epoch + timedelta(microseconds=known),
+            epoch + timedelta(microseconds=rng.randint(created, newest)),
+            known,
+            None if lg is None else lg[1][rng.randrange(len(lg[1]))],
         )
+
+    # Each input is (get's pick, the probe's pick): the same one, or on a cold file two.
+    picks = [(p, p if cache != "cold" else pick()) for p in (pick() for _ in range(n + 200))]
     try:
         calls: dict[str, Callable[[Any], object]] = {
-            "get": lambda p: store.get(p[0], known_at=p[1], valid_at=p[2]),
-            "raw_probe": lambda p: probe.execute(RAW_ASOF_SQL, (p[0], p[3])).fetchone(),
+            "get": lambda x: store.get(x[0][0], known_at=x[0][1], valid_at=x[0][2]),
+            "raw_probe": lambda x: probe.execute(RAW_ASOF_SQL, (x[1][0], x[1][3])).fetchone(),
         }
         if lg_store is not None:
-            calls["langgraph_get"] = lambda p: lg_store.get(*p[4])
-        for p in picks[:5]:  # both find the same revision
+            calls["langgraph_get"] = lambda x: lg_store.get(*x[0][4])
+        for p, _ in picks[:5]:  # both find the same revision
             rev, raw = (
                 store.get(p[0], known_at=p[1], valid_at=p[2]),
                 probe.execute(RAW_ASOF_SQL, (p[0], p[3])).fetchone(),
             )
             if rev is None or raw is None or rev.rev_id != raw[1]:
                 raise RuntimeError(f"get and the raw probe disagree on {p[0]}")
-        return interleaved(calls, picks, 200)
+        return interleaved(calls, picks, 200, shuffle=random.Random(seed))
     finally:
         store.close()
         probe.close()
         if lg_store is not None:
             lg_store.conn.close()
+
+
+def rows_without_copies(path: str) -> int:
+    """Revisions without schema 9's kind/key copies (a store built before it): get reads their memory."""
+    conn = apsw.Connection(path, flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return int(conn.execute("SELECT count(*) FROM revisions WHERE memory_kind IS NULL").get)
+    except apsw.SQLError:  # not yet migrated to schema 9: no row has them
+        return int(conn.execute("SELECT count(*) FROM revisions").get)
+    finally:
+        conn.close()
 
 
 def big_store(path: str, n: int, users: int, batch: int, seed: int) -> None:
@@ -415,6 +466,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--get-revisions", type=int, default=0, help="also measure get on a store this big")
     parser.add_argument("--get-db", default=None, help="where that store is kept (reused if present)")
+    parser.add_argument(
+        "--get-cache", choices=("warm", "cold", "both"), default="both",
+        help="that store's page-cache state for its gets: read through first, evicted first, or each in turn",
+    )
     parser.add_argument("--no-langgraph", action="store_true")
     args = parser.parse_args(argv)
     env = {
@@ -466,20 +521,27 @@ def main(argv: list[str] | None = None) -> int:
                 lg = (paths["langgraph_put"], lg_keys) if with_lg else None
                 for k, v in gets(paths["add_many"], lg, args.gets, args.seed + r).items():
                     lat.setdefault(k, []).extend(v)
-    big: dict[str, list[int]] = {}
+    big: dict[str, dict[str, list[int]]] = {}  # page-cache state -> contender -> ns
+    copyless = 0
     if args.get_revisions:
         path = args.get_db or os.path.join(tempfile.gettempdir(), f"localmem-get-{args.get_revisions}.db")
         big_store(path, args.get_revisions, args.users, args.batch, args.seed)
+        copyless = rows_without_copies(path)
+        states = ["warm", "cold"] if args.get_cache == "both" else [args.get_cache]
         for r in range(args.rounds):
-            for k, v in gets(path, None, args.gets, args.seed + r).items():
-                big.setdefault(k, []).extend(v)
+            for state in states[r % len(states):] + states[: r % len(states)]:
+                for k, v in gets(path, None, args.gets, args.seed + r, cache=state).items():
+                    big.setdefault(state, {}).setdefault(k, []).extend(v)
     env["load_after"] = load()
     env["elapsed_s"] = f"{time.perf_counter() - started:.0f}"
     med = {w: statistics.median(v) for w, v in rates.items()}
     pct: dict[str, dict[str, float]] = {
         k: {"p50": quantile(v, 0.5), "p95": quantile(v, 0.95)} for k, v in lat.items()
     }
-    big_pct = {k: {"p50": quantile(v, 0.5), "p95": quantile(v, 0.95)} for k, v in big.items()}
+    big_pct = {
+        state: {k: {"p50": quantile(v, 0.5), "p95": quantile(v, 0.95)} for k, v in by.items()}
+        for state, by in big.items()
+    }
 
     print(
         f"localmem writes benchmark: {args.lines:,} chat lines ({args.phrase_share:.0%} with a time phrase), "
@@ -532,14 +594,17 @@ def main(argv: list[str] | None = None) -> int:
             )
             if "langgraph_get" in pct:
                 print(f"  get / LangGraph get, p50: {pct['get']['p50'] / pct['langgraph_get']['p50']:.2f}x")
-    if big_pct:
-        ratio = big_pct["get"]["p50"] / big_pct["raw_probe"]["p50"]
-        out["ratios"]["get_vs_raw_p50_big"] = round(ratio, 4)
+    for state, bp in big_pct.items():
+        ratio = bp["get"]["p50"] / bp["raw_probe"]["p50"]
+        out["ratios"][f"get_vs_raw_p50_big_{state}"] = round(ratio, 4)
         print(
-            f"  at {args.get_revisions:,} memories: get {big_pct['get']['p50']:.1f} / "
-            f"{big_pct['get']['p95']:.1f} µs, raw probe {big_pct['raw_probe']['p50']:.1f} / "
-            f"{big_pct['raw_probe']['p95']:.1f} µs: {ratio:.2f}x (target <= {TARGET_GET_VS_RAW}x)"
+            f"  at {args.get_revisions:,} memories, file {CACHE_STATES[state]}: get p50/p95 "
+            f"{bp['get']['p50']:.1f} / {bp['get']['p95']:.1f} µs, raw probe {bp['raw_probe']['p50']:.1f} / "
+            f"{bp['raw_probe']['p95']:.1f} µs: {ratio:.2f}x (target <= {TARGET_GET_VS_RAW}x)"
         )
+    if copyless:
+        print(f"  (that store has {copyless:,} revisions without schema 9's kind/key copies: their gets"
+              " also read the memories table; rebuild it for a schema-9 figure)")
     out["latency_us"] = pct
     out["latency_big_us"] = big_pct
     print()

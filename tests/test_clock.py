@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -201,3 +201,36 @@ def test_the_fast_path_for_aware_datetimes_checks_the_range_too(value: datetime)
         instant_micros(value, name="as_of", tz=TOKYO)
     assert instant_micros(datetime.min.replace(tzinfo=UTC), name="as_of", tz=TOKYO) == to_micros(
         datetime.min.replace(tzinfo=UTC))
+
+
+class _NoOffset(tzinfo):
+    """A tzinfo that knows no offset: a datetime carrying it is naive (Python's rule)."""
+
+    def utcoffset(self, dt: datetime | None) -> timedelta | None:
+        return None
+
+    def dst(self, dt: datetime | None) -> timedelta | None:
+        return None
+
+    def tzname(self, dt: datetime | None) -> str | None:
+        return None
+
+
+@given(st.datetimes(timezones=st.sampled_from([UTC, TOKYO, BERLIN, ZoneInfo("America/Adak")])))
+def test_the_fast_path_gives_the_storage_microseconds_of_any_aware_datetime(value: datetime) -> None:
+    """instant_micros of an aware datetime is its to_micros, or out of range just when parse_time says so."""
+    try:
+        expected = to_micros(parse_time(value, name="known_at", tz=TOKYO).at)
+    except localmem.InvalidTimeError:
+        with pytest.raises(localmem.InvalidTimeError, match="out of range"):
+            instant_micros(value, name="known_at", tz=TOKYO)
+    else:
+        assert instant_micros(value, name="known_at", tz=TOKYO) == expected == to_micros(value)
+
+
+@pytest.mark.parametrize("value", [datetime(2025, 6, 16, 12), datetime(2025, 6, 16, 12, tzinfo=_NoOffset())],  # noqa: DTZ001
+                         ids=["no tzinfo", "tzinfo without an offset"])
+def test_the_fast_path_refuses_a_naive_datetime_naming_it(value: datetime) -> None:
+    """A datetime with no offset raises NaiveDatetimeError naming the argument, not a bare TypeError."""
+    with pytest.raises(localmem.NaiveDatetimeError, match="known_at=.*has no time zone"):
+        instant_micros(value, name="known_at", tz=TOKYO)

@@ -5,8 +5,12 @@ from __future__ import annotations
 import copy
 import dataclasses
 import pickle
+from datetime import timedelta
 
 import pytest
+from helpers import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import localmem
 from localmem.testing import FrozenClock
@@ -51,3 +55,63 @@ def test_its_flags_are_the_reads(store: localmem.Store, clock: FrozenClock) -> N
     store.erase(m.memory_id)
     gone = store.get(m.memory_id)
     assert gone is not None and gone.erased and gone.text is None
+
+
+#: One write of a random history: (what, which memory (an index into those made so far), hours later).
+WRITES = st.lists(
+    st.tuples(st.sampled_from(["add", "add keyed", "correct", "retract", "expire", "erase", "derive"]),
+              st.integers(0, 5), st.integers(0, 30)),
+    min_size=1, max_size=14)
+
+
+@settings(max_examples=examples(25), deadline=None)
+@given(writes=WRITES, probes=st.lists(st.tuples(st.integers(0, 15), st.integers(-40, 400)), min_size=1,
+                                      max_size=6))
+def test_get_is_the_eager_reads_revision_on_random_histories(
+        writes: list[tuple[str, int, int]], probes: list[tuple[int, int]]) -> None:
+    """At any known_at and valid_at, get (its datetime fast path and its general path alike) returns the
+    revision an eager read of the same moment builds: snapshot's, field for field (stale, erased, kind
+    and key included), with expired judged at the get's valid_at; None where snapshot has no memory."""
+    clock = FrozenClock("2026-03-02T08:00:00Z")
+    with localmem.open(":memory:", clock=clock) as store:
+        made: list[localmem.Revision] = []
+        moments = [clock()]
+        for i, (what, pick, hours) in enumerate(writes):
+            clock.advance(hours=hours, seconds=1)
+            moments.append(clock())
+            target = made[pick % len(made)].memory_id if made else None
+            try:
+                if what.startswith("add") or target is None:
+                    made.append(store.add(f"note {i}", user_id="sam", kind="note", value={"n": i},
+                                          key="city" if what == "add keyed" else None, resolve=False,
+                                          expires=clock() + timedelta(hours=hours) if i % 3 == 0 else None))
+                elif what == "correct":
+                    store.correct(target, text=f"note {i}, corrected")
+                elif what == "retract":
+                    store.retract(target)
+                elif what == "expire":
+                    store.expire(target, clock() + timedelta(hours=pick))
+                elif what == "erase":
+                    store.erase(target)
+                else:
+                    made.append(store.derive(f"summary {i}", from_=[made[pick % len(made)]], user_id="sam"))
+            except localmem.LocalmemError:
+                pass  # refused (an erased memory takes no writes): the history goes on without it
+        for at, hours in probes:
+            known = moments[at % len(moments)]
+            eager = {r.memory_id: r for r in store.snapshot("sam", known_at=known).memories}
+            for memory_id in {m.memory_id for m in made}:
+                seen = eager.get(memory_id)
+                end = None if seen is None else seen.expires_at
+                # valid_at anywhere, and at the expiry and just before it (where expired flips)
+                edges = [] if end is None else [end, end - timedelta(microseconds=1)]
+                for valid in [known + timedelta(hours=hours), *edges]:
+                    fast = store.get(memory_id, known_at=known, valid_at=valid)
+                    general = store.get(memory_id, known_at=known.isoformat(), valid_at=valid.isoformat())
+                    if seen is None:
+                        assert fast is None and general is None
+                        continue
+                    want = dataclasses.replace(
+                        seen, expired=seen.expires_at is not None and seen.expires_at <= valid)
+                    assert fast == want and general == want and repr(fast) == repr(want)
+                    assert fast is not None and fast.to_dict() == want.to_dict()

@@ -56,6 +56,7 @@ TimeInput = datetime | date | int | float | str
 Micros = int
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
 #: The UTC zone as a ZoneInfo (the default zone of users who never gave one).
 UTC_ZONE = ZoneInfo("UTC")
 _PARTIAL_DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$")
@@ -277,9 +278,13 @@ def instant_micros(value: TimeInput, *, name: str, tz: ZoneInfo) -> Micros:
     Aware datetimes, the common case on hot read paths, skip the general parser.
     """
     if type(value) is datetime:
-        if value.tzinfo is None or value.utcoffset() is None:
+        try:
+            # One subtraction and one exact integer division (half of checking the offset, then
+            # to_micros: a get converts two of these, ~1.2 µs of its ~20).
+            us = (value - _EPOCH) // _MICROSECOND
+        except TypeError:  # naive: no tzinfo, or one whose utcoffset() is None
             _aware(value, name)  # raises NaiveDatetimeError
-        us = to_micros(value)
+            raise
         # datetime(1, 1, 1, tzinfo=Tokyo) is a valid datetime but before year 1 in UTC:
         # stored, it could never be read back (from_micros would overflow).
         if not _MIN_MICROS <= us <= _MAX_MICROS:

@@ -126,7 +126,7 @@ LIMIT %(limit)s"""
 
 def snapshot(user_id: str, known: int) -> tuple[str, dict[str, object]]:
     """Every revision of a user's memories the hub held at ``known``, in hub arrival order."""
-    sql = f"""SELECT {REVISION_COLUMNS}, {DERIVED} FROM revisions AS r {FROM}
+    sql = f"""SELECT {REVISION_COLUMNS}, {DERIVED_HASHED} FROM revisions AS r {FROM}
 WHERE r.user_id = %(user_id)s AND r.arrived_at <= %(known)s
 ORDER BY r.arrived_at, r.seq"""
     return sql, {"user_id": user_id, "known": known}

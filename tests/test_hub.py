@@ -200,6 +200,24 @@ def test_a_hub_read_by_kind_and_key_and_of_everything_answers_what_the_device_an
     assert [r.text for r in reads.read(hub, "sam", clock=clock, key="city")] == ["lives in Berlin"]
 
 
+def test_reads_are_prepared_on_the_server_unless_the_connection_prepares_nothing(
+        hub: Conn, tmp_path: Path) -> None:
+    """A read is prepared at its first run; behind a transaction-pooling PgBouncer an operator sets
+    prepare_threshold to None, and then the hub prepares nothing either."""
+    clock = FrozenClock("2026-03-02T08:00:00Z")
+    phone = _phone(clock)
+    phone.add("likes tea", user_id="sam", resolve=False)
+    ingest.ingest(hub, phone.export(tmp_path / "p.gz").path, clock=clock)
+    prepared = ("SELECT count(*) FROM pg_prepared_statements"
+                " WHERE statement LIKE '%DISTINCT ON (r.memory_id)%'")  # the read's
+    hub.prepare_threshold = None
+    assert [r.text for r in reads.read(hub, "sam", clock=clock)] == ["likes tea"]
+    assert hub.execute(prepared).fetchone() == (0,)
+    hub.prepare_threshold = 5
+    assert [r.text for r in reads.read(hub, "sam", clock=clock)] == ["likes tea"]
+    assert hub.execute(prepared).fetchone() == (1,)
+
+
 def _cases(tmp_path: Path) -> tuple[Path, dict[str, tuple[Path, type[Exception], str]]]:
     clock = FrozenClock("2026-03-02T08:00:00Z")
     phone = _phone(clock)

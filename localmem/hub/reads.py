@@ -58,9 +58,11 @@ def axes(conn: Conn, user_id: str | None, clock: Clock, as_of: TimeInput | None 
 
 def _execute(conn: Conn, query: tuple[str, dict[str, object]]) -> list[tuple[Any, ...]]:
     """A read's rows: prepared at its first run on the connection (psycopg would wait for five;
-    planning is a tenth of a read), in binary (numbers cost less to decode)."""
+    planning is a tenth of a read) unless the connection prepares nothing (``prepare_threshold``
+    None, as behind a transaction-pooling PgBouncer), in binary (numbers cost less to decode)."""
+    prepare = None if conn.prepare_threshold is None else True
     with db.errors("the hub refused a read"):
-        return conn.execute(query[0].encode(), query[1], prepare=True, binary=True).fetchall()
+        return conn.execute(query[0].encode(), query[1], prepare=prepare, binary=True).fetchall()
 
 
 def _rows(conn: Conn, query: tuple[str, dict[str, object]], valid: int | None) -> list[Revision]:

@@ -9,7 +9,9 @@ written, each arriving a minute after its export (an injected clock), and prints
 imports the same files at the same times (cached too), and the same random as-of reads run
 on both, interleaved: ``read(user)`` and ``get(memory)`` as of a random moment in the files'
 arrivals, ``snapshot(user)``; p50/p95 in ms. ``--jobs N`` ingests with N processes (as
-``hub ingest --jobs``). Its last line is the figures as JSON (for benchmarks/ab.py). Prints,
+``hub ingest --jobs``). ``--keep-hub`` keeps the ingested hub (the cluster's data directory,
+under the cache) and, when a kept one is there, skips the ingest and reads it: for iterating
+on reads. Its last line is the figures as JSON (for benchmarks/ab.py). Prints,
 never asserts.
 
     python benchmarks/hub.py                        # 100k revisions
@@ -133,6 +135,28 @@ def ingest_device(dsn: str, files: list[tuple[datetime, Path]]) -> None:
             ingest.ingest(conn, p, clock=FrozenClock(at))
 
 
+def _ingest(dsn: str, arrivals: list[tuple[datetime, Path]], jobs: int, total: int,
+            cluster: pg.Cluster | None) -> dict[str, Any]:
+    """Create the hub and ingest every file (``jobs`` processes); prints and returns the figures."""
+    with db.connect(dsn) as conn:
+        db.init(conn)
+    by_device: dict[str, list[tuple[datetime, Path]]] = {}
+    for at, p in arrivals:
+        by_device.setdefault(p.name.split(".")[0], []).append((at, p))
+    t0 = time.perf_counter()
+    if jobs == 1:
+        ingest_device(dsn, arrivals)
+    else:  # several ingesters at once (processes, as `hub ingest --jobs`), each device's files in order
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as procs:
+            list(procs.map(ingest_device, [dsn] * len(by_device), by_device.values()))
+    took = time.perf_counter() - t0
+    print(f"hub ingest: {total} revisions from {len(arrivals)} files in {took:.1f} s = "
+          f"{total / took:,.0f} rev/s (jobs {jobs}); peak RSS {_rss_mb():.0f} MB here, "
+          f"{_server_rss_mb(cluster)} MB server (sum over its processes); load {os.getloadavg()[0]:.2f}")
+    return {"ingest_rev_per_s": round(total / took), "ingest_s": round(took, 2),
+            "peak_rss_mb": round(_rss_mb())}
+
+
 def pct(xs: list[float], q: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(q * len(xs)))]
@@ -147,32 +171,34 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=1, help="ingest connections at once")
     ap.add_argument("--dsn", help="an existing PostgreSQL (its search_path schema must be empty)")
     ap.add_argument("--cache", default="/tmp/localmem-hub-bench")
+    ap.add_argument("--keep-hub", action="store_true",
+                    help="keep the ingested hub under the cache; reuse a kept one (no ingest): reads only")
     args = ap.parse_args()
     cache = Path(args.cache) / f"{args.revisions}-{args.devices}x{args.files_per_device}"
     print(f"commit {git_commit()}, load {os.getloadavg()[0]:.2f} at start")
     arrivals = build(cache, args.revisions, args.devices, args.files_per_device, 2)
     total = sum(int(_header(p)["counts"]["revision"]) for _, p in arrivals)
-    cluster = None if args.dsn else pg.start(port=55499)
+    kept = cache / f"hub-v{db.HUB_VERSION}" if args.keep_hub and not args.dsn else None
+    reuse = kept is not None and (kept / "ingested").exists()
+    cluster = None if args.dsn else pg.start(port=55499, data=None if kept is None else kept / "pg")
     try:
-        dsn = args.dsn if cluster is None else pg.fresh_dsn(cluster)
-        with db.connect(dsn) as conn:
-            db.init(conn)
-        by_device: dict[str, list[tuple[datetime, Path]]] = {}
-        for at, p in arrivals:
-            by_device.setdefault(p.name.split(".")[0], []).append((at, p))
-
-        t0 = time.perf_counter()
-        if args.jobs == 1:
-            ingest_device(dsn, arrivals)
-        else:  # several ingesters at once (processes, as `hub ingest --jobs`), each device's files in order
-            with ProcessPoolExecutor(max_workers=args.jobs, mp_context=get_context("spawn")) as procs:
-                list(procs.map(ingest_device, [dsn] * len(by_device), by_device.values()))
-        took = time.perf_counter() - t0
-        figures: dict[str, Any] = {"ingest_rev_per_s": round(total / took), "ingest_s": round(took, 2),
-                                   "peak_rss_mb": round(_rss_mb())}
-        print(f"hub ingest: {total} revisions from {len(arrivals)} files in {took:.1f} s = "
-              f"{total / took:,.0f} rev/s (jobs {args.jobs}); peak RSS {_rss_mb():.0f} MB here, "
-              f"{_server_rss_mb(cluster)} MB server (sum over its processes); load {os.getloadavg()[0]:.2f}")
+        if cluster is None:
+            dsn = args.dsn
+        elif kept is not None:  # a kept hub lives in schema "hub" (a fresh one per run otherwise)
+            dsn = f"{cluster.dsn} options='-c search_path=hub'"
+        else:
+            dsn = pg.fresh_dsn(cluster)
+        figures: dict[str, Any] = {}
+        if reuse:
+            print(f"hub: the one kept in {kept} (ingested by an earlier run: no ingest)")
+        else:
+            if kept is not None and cluster is not None:
+                with db.connect(cluster.dsn) as conn:
+                    conn.execute("DROP SCHEMA IF EXISTS hub CASCADE")
+                    conn.execute("CREATE SCHEMA hub")
+            figures = _ingest(dsn, arrivals, args.jobs, total, cluster)
+            if kept is not None:
+                (kept / "ingested").write_text("ok")
         receiver_path = cache / "receiver.db"
         if not receiver_path.exists():
             rclock = FrozenClock(arrivals[0][0])

@@ -44,6 +44,7 @@ class Cluster:
     socket_dir: Path
     port: int
     owner: str | None  # the unprivileged user it runs as when the tests run as root
+    kept: bool = False  # data lies outside root and outlives the cluster (start(data=...))
 
     @property
     def dsn(self) -> str:
@@ -51,10 +52,11 @@ class Cluster:
         return f"host={self.socket_dir} port={self.port} user={ROLE} dbname=postgres"
 
     def stop(self) -> None:
-        """Stop the server (immediately: its data is thrown away) and remove its dirs."""
+        """Stop the server and remove its dirs: immediately, its data thrown away, unless it is
+        kept (then a clean shutdown, and only the socket and log dirs go)."""
         try:
-            _run(self.owner, [str(PG_BIN / "pg_ctl"), "stop", "-D", str(self.data), "-m", "immediate",
-                              "-w"], check=False)
+            _run(self.owner, [str(PG_BIN / "pg_ctl"), "stop", "-D", str(self.data), "-m",
+                              "fast" if self.kept else "immediate", "-w"], check=False)
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
 
@@ -84,8 +86,12 @@ def _owner() -> str | None:
     return name
 
 
-def start(port: int = 5432) -> Cluster:
+def start(port: int = 5432, data: Path | None = None) -> Cluster:
     """initdb a cluster into a temp dir and start it on a unix socket; see the module docstring.
+
+    With ``data``, the cluster's data directory is that one (made by initdb if it does not exist
+    yet, else started as it is) and outlives :meth:`Cluster.stop`: a benchmark's ingested hub,
+    reused by its next run.
 
     Raises:
         ClusterError: the binaries are missing, or initdb or the server failed (with its log).
@@ -97,18 +103,24 @@ def start(port: int = 5432) -> Cluster:
             "(apt-get install -y postgresql-15) or set LOCALMEM_PG_BIN; the hub's tests need a real server")
     owner = _owner()
     root = Path(tempfile.mkdtemp(prefix="localmem-pg-"))
-    data, socket_dir, log = root / "data", root / "sock", root / "server.log"
+    kept = data is not None
+    data = root / "data" if data is None else data
+    socket_dir, log = root / "sock", root / "server.log"
     socket_dir.mkdir()
+    fresh = not (data / "PG_VERSION").exists()
+    if kept and fresh:
+        data.mkdir(mode=0o700, parents=True, exist_ok=True)
     if owner is not None:
         info = pwd.getpwnam(owner)
-        for p in (root, socket_dir):
+        for p in (root, socket_dir, *([data] if kept and fresh else [])):
             os.chown(p, info.pw_uid, info.pw_gid)
     root.chmod(0o755)  # the socket dir inside must be reachable by whoever connects
     socket_dir.chmod(0o755)
-    cluster = Cluster(root, data, socket_dir, port, owner)
+    cluster = Cluster(root, data, socket_dir, port, owner, kept)
     try:
-        _run(owner, [str(PG_BIN / "initdb"), "-D", str(data), "-U", ROLE, "--auth=trust",
-                     "--encoding=UTF8", "--locale=C", "--no-sync"])
+        if fresh:
+            _run(owner, [str(PG_BIN / "initdb"), "-D", str(data), "-U", ROLE, "--auth=trust",
+                         "--encoding=UTF8", "--locale=C", "--no-sync"])
         opts = (f"-c listen_addresses='' -k {socket_dir} -p {port} -c fsync=off "
                 "-c synchronous_commit=off -c full_page_writes=off -c max_connections=60")
         started = _run(owner, [str(PG_BIN / "pg_ctl"), "start", "-D", str(data), "-w", "-t", "60",

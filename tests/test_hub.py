@@ -167,6 +167,57 @@ def test_a_hub_read_as_of_a_time_never_sees_a_file_that_reached_the_hub_later(
     assert [r.text for r in reads.read(hub, "sam", clock=clock)] == ["knee hurts after long runs"]
 
 
+def test_a_hub_read_by_kind_and_key_and_of_everything_answers_what_the_device_answers(
+        hub: Conn, tmp_path: Path) -> None:
+    """kind and key pick memories before the latest-revision rule, as on the device; corrected,
+    retracted, expired and erased memories come and go as they do there."""
+    clock = FrozenClock("2026-03-02T08:00:00Z")
+    phone = _phone(clock)
+    city = phone.add("lives in Lisbon", user_id="sam", key="city", kind="profile", resolve=False)
+    phone.add("likes tea", user_id="sam", kind="preference", resolve=False)
+    gone = phone.add("old phone number", user_id="sam", key="phone", kind="profile", resolve=False)
+    phone.add("parking permit", user_id="sam", expires="2026-03-03", resolve=False)
+    clock.advance(days=2)
+    phone.correct(city.memory_id, text="lives in Berlin")
+    phone.retract(gone.memory_id)
+    erased = phone.add("a secret", user_id="sam", key="secret", kind="profile", resolve=False)
+    phone.erase(erased.memory_id)
+    path = phone.export(tmp_path / "p.gz").path
+    clock.advance(hours=1)
+    ingest.ingest(hub, path, clock=clock)
+    device = localmem.open(":memory:", clock=clock)
+    device.import_(path)
+    asks: list[tuple[dict[str, Any], int]] = [  # (the read's arguments, how many memories it returns)
+        ({}, 2), ({"kind": "profile"}, 1), ({"key": "city"}, 1), ({"kind": "profile", "key": "phone"}, 0),
+        ({"current_only": False, "include_expired": True, "include_retracted": True}, 4),
+        ({"kind": "profile", "include_retracted": True}, 2), ({"known_at": "2026-03-04T08:30:00Z"}, 0)]
+    for ask, count in asks:
+        on_hub = [(r.memory_id, r.rev_id, r.text, r.expired, r.retracted)
+                  for r in reads.read(hub, "sam", clock=clock, **ask)]
+        assert on_hub == [(r.memory_id, r.rev_id, r.text, r.expired, r.retracted)
+                          for r in device.read("sam", **ask)]
+        assert len(on_hub) == count, ask
+    assert [r.text for r in reads.read(hub, "sam", clock=clock, key="city")] == ["lives in Berlin"]
+
+
+def test_reads_are_prepared_on_the_server_unless_the_connection_prepares_nothing(
+        hub: Conn, tmp_path: Path) -> None:
+    """A read is prepared at its first run; behind a transaction-pooling PgBouncer an operator sets
+    prepare_threshold to None, and then the hub prepares nothing either."""
+    clock = FrozenClock("2026-03-02T08:00:00Z")
+    phone = _phone(clock)
+    phone.add("likes tea", user_id="sam", resolve=False)
+    ingest.ingest(hub, phone.export(tmp_path / "p.gz").path, clock=clock)
+    prepared = ("SELECT count(*) FROM pg_prepared_statements"
+                " WHERE statement LIKE '%DISTINCT ON (r.memory_id)%'")  # the read's
+    hub.prepare_threshold = None
+    assert [r.text for r in reads.read(hub, "sam", clock=clock)] == ["likes tea"]
+    assert hub.execute(prepared).fetchone() == (0,)
+    hub.prepare_threshold = 5
+    assert [r.text for r in reads.read(hub, "sam", clock=clock)] == ["likes tea"]
+    assert hub.execute(prepared).fetchone() == (1,)
+
+
 def _cases(tmp_path: Path) -> tuple[Path, dict[str, tuple[Path, type[Exception], str]]]:
     clock = FrozenClock("2026-03-02T08:00:00Z")
     phone = _phone(clock)

@@ -115,3 +115,17 @@ def test_get_is_the_eager_reads_revision_on_random_histories(
                         seen, expired=seen.expires_at is not None and seen.expires_at <= valid)
                     assert fast == want and general == want and repr(fast) == repr(want)
                     assert fast is not None and fast.to_dict() == want.to_dict()
+
+
+def test_a_read_revision_is_a_plain_frozen_revision_equal_to_one_built_by_its_constructor(
+        store: localmem.Store) -> None:
+    """read()'s eager revisions (built slot by slot, without __init__) are Revisions in every way."""
+    store.add("Booked the dentist for tomorrow", user_id="sam", attributes={"topic": "health"},
+              value={"fee": 40}, expires="2026-12-31")
+    [read] = store.read("sam", current_only=False)
+    assert type(read) is localmem.Revision
+    built = localmem.Revision(**{f.name: getattr(read, f.name) for f in dataclasses.fields(read)})
+    assert read == built and repr(read) == repr(built) and read.to_dict() == built.to_dict()
+    assert pickle.loads(pickle.dumps(read)) == built and copy.copy(read) == built
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        read.text = "cancelled"  # type: ignore[misc]

@@ -229,7 +229,12 @@ def test_a_text_said_again_in_the_batch_is_read_once(store: localmem.Store, twin
 
     read: list[int] = []
     real = phrases.read_chunk
-    monkeypatch.setattr(phrases, "read_chunk", lambda tasks: read.append(len(tasks)) or real(tasks))
+
+    def counted(tasks: Any) -> Any:
+        read.append(len(tasks))
+        return real(tasks)
+
+    monkeypatch.setattr(phrases, "read_chunk", counted)
     store.add_many(MIXED)
     zones = {"u0": "UTC", "u1": "UTC", "u2": "UTC"}
     distinct = set()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -63,3 +65,32 @@ def test_nan_and_sets_are_refused_as_the_standard_encoder_refuses_them_and_leave
         enc({"a": [{1}]})
     assert enc({"café": "ok"}) == '{"café":"ok"}'
     assert CompactEncoder(ensure_ascii=True, allow_nan=False)("café") == '"caf\\u00e9"'
+
+
+def test_threads_encoding_one_shared_value_at_once_never_see_a_loop() -> None:
+    """Each thread has its own encoder: a dict shared by eight threads is never "inside itself"."""
+    class Yielding(dict[str, Any]):
+        """A dict whose items() lets the other threads run, mid-encode."""
+
+        def items(self) -> Any:
+            time.sleep(0)
+            return super().items()
+
+    enc = CompactEncoder(ensure_ascii=False, allow_nan=False)
+    shared = {"turns": [Yielding(n=i, said="x" * (i % 7)) for i in range(20)]}
+    expected = json.dumps(shared, separators=(",", ":"), ensure_ascii=False)
+    failures: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            for _ in range(100):
+                assert enc(shared) == expected
+        except BaseException as exc:  # noqa: BLE001  # reported by the main thread
+            failures.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []

@@ -8,15 +8,17 @@ it, once, and calls it again and again: the text is the very text ``json.JSONEnc
 .encode`` gives, byte for byte (the tests compare the two on generated values).
 
 The one state the C encoder keeps between calls is its table of the containers being
-encoded (how it finds a circular reference); a call that raises may leave entries in it,
-so the encoder is built afresh after any failure. Without the C encoder (another Python),
-it is ``json.JSONEncoder.encode`` itself.
+encoded (how it finds a circular reference), so each thread has an encoder of its own (two
+threads encoding one shared dict at once would otherwise see it "inside itself"), and a call
+that raises, which may leave entries in the table, builds that thread's encoder afresh.
+Without the C encoder (another Python), it is ``json.JSONEncoder.encode`` itself.
 """
 
 from __future__ import annotations
 
 import json
 import json.encoder
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -27,7 +29,7 @@ class CompactEncoder:
     """``json.JSONEncoder(separators=(",", ":"), ensure_ascii=..., allow_nan=..., check_circular=...)
     .encode``, the C encoder made once."""
 
-    __slots__ = ("_spec", "_make", "_encode", "_fallback")
+    __slots__ = ("_spec", "_make", "_mine", "_fallback")
 
     def __init__(self, *, ensure_ascii: bool, allow_nan: bool, check_circular: bool = True) -> None:
         spec = json.JSONEncoder(separators=(",", ":"), ensure_ascii=ensure_ascii, allow_nan=allow_nan,
@@ -47,19 +49,24 @@ class CompactEncoder:
                     spec.allow_nan)
 
             try:
-                first = build()
+                build()
             except TypeError:  # a C encoder that takes other arguments: use encode() itself
                 pass
             else:
                 self._make = build
-                self._encode = first
+        self._mine = threading.local()  # this thread's C encoder, as .encode
 
     def __call__(self, value: Any) -> str:
         """``value`` as compact JSON text; raises what ``json.JSONEncoder.encode`` raises."""
         if self._make is None:
             return self._fallback(value)
+        mine = self._mine
         try:
-            return "".join(self._encode(value, 0))
+            encode = mine.encode
+        except AttributeError:
+            encode = mine.encode = self._make()
+        try:
+            return "".join(encode(value, 0))
         except BaseException:
-            self._encode = self._make()  # its table of open containers may hold stale entries
+            mine.encode = self._make()  # its table of open containers may hold stale entries
             raise

@@ -219,3 +219,30 @@ def test_by_default_a_big_batch_starts_no_reader_process(store: localmem.Store,
     monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: started.append(a))
     store.add_many(MIXED)
     assert started == [] and store.connection.execute("SELECT count(*) FROM revisions").get == len(MIXED)
+
+
+def test_a_text_said_again_in_the_batch_is_read_once(store: localmem.Store, twin: localmem.Store,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ten texts said thirty times by three users, one of whom moves to New York: each (text, zone)
+    is read once, and the rows are still add's."""
+    from localmem.core import phrases
+
+    read: list[int] = []
+    real = phrases.read_chunk
+
+    def counted(tasks: Any) -> Any:
+        read.append(len(tasks))
+        return real(tasks)
+
+    monkeypatch.setattr(phrases, "read_chunk", counted)
+    store.add_many(MIXED)
+    zones = {"u0": "UTC", "u1": "UTC", "u2": "UTC"}
+    distinct = set()
+    for item in MIXED:
+        zones[item["user_id"]] = item.get("tz", zones[item["user_id"]])
+        distinct.add((item["text"], zones[item["user_id"]]))
+    assert read == [len(distinct)] and len(distinct) < len(MIXED)
+    with twin.batch():
+        for item in MIXED:
+            twin.add(**item)
+    assert store.connection.execute(_ROW).fetchall() == twin.connection.execute(_ROW).fetchall()

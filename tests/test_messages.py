@@ -7,8 +7,13 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
+from helpers import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import localmem
+from localmem.core.inputs import encode_json
+from localmem.core.messages import with_message, with_message_json
 from localmem.testing import FrozenClock
 
 SAM_10K = "I ran my first 10K last weekend, finished in 58 minutes."
@@ -245,3 +250,22 @@ def test_a_phrase_that_names_a_time_wins_over_one_that_only_says_now(store: loca
     alone = store.add("I am currently training for a half", user_id="sam",
                       observed_at="2025-06-18T08:00:00Z", tz="UTC")
     assert alone.valid_source == "resolved" and alone.valid_from.isoformat().startswith("2025-06-18")
+
+
+# -- the source that keeps the message, as JSON -------------------------------------------------
+
+_SOURCES = st.none() | st.dictionaries(
+    st.text(max_size=8), st.none() | st.integers() | st.text(max_size=8)
+    | st.lists(st.text(max_size=3), max_size=2), max_size=4) | st.integers() | st.lists(st.integers())
+
+
+@settings(max_examples=examples(200))
+@given(text=st.text(min_size=1).filter(lambda t: "\x00" not in t and t.strip() != ""), source=_SOURCES)
+def test_the_kept_sources_json_is_what_encoding_it_anew_gives(text: str, source: object) -> None:
+    """with_message_json reuses the source's JSON: byte for byte what encode_json of the new source is."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return  # add refuses such text before any source is built
+    encoded = encode_json(source, "source")
+    assert with_message_json(text, source, encoded) == encode_json(with_message(text, source), "source")

@@ -35,8 +35,8 @@ from . import chain, sql
 from .ids import new_ids
 from .inputs import encode_attributes, encode_json, observed_micros
 from .ledger import Ledger, ValidSpan
-from .messages import with_message
-from .phrases import Readers, Task, check_workers, read_chunk
+from .messages import with_message_json
+from .phrases import Read, Readers, Task, check_workers, read_chunk
 from .revision import Added
 from .writes import Encoded, Said, check_add, write_one
 
@@ -135,7 +135,7 @@ def _read(ledger: Ledger, checked: list[Mapping[str, Any]], resolve: bool, worke
             assert observed is not None  # the clock is read when there are items
             tasks.append((item["text"], observed, ready[1], item.get("key") is not None
                           or item.get("supersedes") is not None))
-    reads = iter(read_chunk(tasks) if readers is None else readers.read(tasks, workers))
+    reads = iter(_read_once(tasks, workers, readers))
     out = []
     for i, (item, (encoded, z, observed, phrased)) in enumerate(zip(checked, prepared, strict=True)):
         text, said = item["text"], None
@@ -145,12 +145,22 @@ def _read(ledger: Ledger, checked: list[Mapping[str, Any]], resolve: bool, worke
                 raise type(got)(f"items[{i}]: {got}") from None
             if got is not None:
                 text, said = got
-                source = item.get("source")
-                kept = with_message(item["text"], source)
-                if kept is not source:  # the message was kept in it: encode the new source
-                    encoded = (encoded[0], encoded[1], encode_json(kept, "source"))
+                # The message is kept in the source: its JSON is the item's, the message put first.
+                encoded = (encoded[0], encoded[1], with_message_json(item["text"], item.get("source"),
+                                                                     encoded[2]))
         out.append((item, Said(text, encoded, z, observed, reading, said)))
     return out
+
+
+def _read_once(tasks: list[Task], workers: int | None, readers: Readers | None) -> list[Read]:
+    """Each task's read, in order, every distinct task read once: reading is a pure function of
+    the task (text, instant, zone, state), and a batch's items share one instant, so a text said
+    again in the batch ("ok", "thanks!") by a user in the same zone reads as it did."""
+    first: dict[Task, int] = {}
+    where = [first.setdefault(t, len(first)) for t in tasks]
+    unique = list(first) if len(first) < len(tasks) else tasks
+    got = read_chunk(unique) if readers is None else readers.read(unique, workers)
+    return got if unique is tasks else [got[j] for j in where]
 
 
 def _prepare(ledger: Ledger, item: Mapping[str, Any], resolve: bool, zones: dict[str, ZoneInfo],

@@ -29,9 +29,10 @@ hashes; the local chain starts at the first revision written after the migration
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Sequence
 from typing import Any
+
+from .jsontext import CompactEncoder
 
 __all__ = ["HASHED_FIELDS", "Digest", "content_hash", "rev_hash", "link"]
 
@@ -46,10 +47,10 @@ HASHED_FIELDS = (
 )
 
 
-# One encoder, made once: json.dumps with any non-default argument builds a new one per call,
-# which cost more than the hashing. JSON of a flat list of ints, strings and nulls is canonical
+# One encoder, made once (see :mod:`~localmem.core.jsontext`): json.dumps builds a new one per
+# call, which cost more than the hashing. JSON of a flat list of ints, strings and nulls is canonical
 # (ensure_ascii escapes everything else, lone surrogates included): no two lists encode alike.
-_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True, check_circular=False).encode
+_encode = CompactEncoder(ensure_ascii=True, allow_nan=True, check_circular=False)
 _NONE = bytes(32)
 
 

@@ -18,7 +18,6 @@ What SQLite cannot hold faithfully is refused here, before any SQL runs:
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -26,6 +25,7 @@ from zoneinfo import ZoneInfo
 
 from ..errors import InvalidInputError, NotFoundError, shown
 from ..time.clock import TimeInput, parse_time, to_micros
+from .jsontext import CompactEncoder
 
 __all__ = [
     "check_path",
@@ -120,9 +120,8 @@ def _too_deep(value: object, limit: int) -> bool:
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
-# One encoder, made once: json.dumps with any non-default argument builds a new one per call
-# (a third of the cost of encoding a small value). Same arguments, same output.
-_dumps = json.JSONEncoder(allow_nan=False, ensure_ascii=False, separators=(",", ":")).encode
+# One encoder, made once (see :mod:`~localmem.core.jsontext`): same arguments, same output.
+_dumps = CompactEncoder(allow_nan=False, ensure_ascii=False)
 
 
 def encode_json(value: object, name: str) -> str | None:

@@ -16,8 +16,9 @@ from zoneinfo import ZoneInfo
 from ..errors import InvalidInputError
 from ..time.clock import from_micros, to_micros
 from ..time.resolver import find_times, rewrite
+from .inputs import encode_json
 
-__all__ = ["checked_messages", "read_times", "said_in", "with_message", "Phrased"]
+__all__ = ["checked_messages", "read_times", "said_in", "with_message", "with_message_json", "Phrased"]
 
 _FIELDS = ("role", "content", "sent_at")
 
@@ -101,3 +102,18 @@ def with_message(text: str, source: Any) -> Any:
     if not isinstance(source, Mapping):
         return {"message": text, "source": source}
     return source
+
+
+def with_message_json(text: str, source: Any, encoded: str | None) -> str | None:
+    """The JSON text of :func:`with_message` ``(text, source)``, given ``encoded``, the JSON text of
+    ``source`` (:func:`~localmem.core.inputs.encode_json`, which accepted it): for a plain dict
+    (or None) it is ``encoded`` with the message put first, not encoded again; the very text
+    ``encode_json(with_message(text, source))`` gives (the message leads the new dict, the
+    source's items follow in their order, under the same encoder; ``text`` was checked)."""
+    if source is None or (type(source) is dict and "message" not in source and encoded is not None):
+        quoted = encode_json(text, "text")
+        assert quoted is not None  # a string encodes to a string
+        head = '{"message":' + quoted
+        return head + "}" if encoded is None or encoded == "{}" else head + "," + encoded[1:]
+    kept = with_message(text, source)
+    return encoded if kept is source else encode_json(kept, "source")

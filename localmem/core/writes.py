@@ -33,7 +33,7 @@ from ..time.interval import check_interval, check_precision
 from .embedding import BATCH_SIZE, missing, store_vectors
 from .inputs import check_text, encode_attributes, encode_json, observed_micros, optional_text
 from .ledger import Ledger, ValidSpan
-from .messages import checked_messages, read_times
+from .messages import checked_messages, read_times, with_message_json
 from .revision import Erasure, Revision
 
 __all__ = ["UNSET", "Unset", "add", "add_messages", "correct", "supersede", "retract", "expire", "erase",
@@ -153,8 +153,8 @@ def _read(ledger: Ledger, text: str, source: Any, encoded: Encoded, *, user_id: 
     at = observed if observed is not None else clock
     assert at is not None  # a backfill always says when each message was sent
     stored, said_source, said = read_times(text, source, at, z, reading, state)
-    if said_source is not source:  # the message was kept in it: encode the new source only
-        encoded = (encoded[0], encoded[1], encode_json(said_source, "source"))
+    if said_source is not source:  # the message was kept in it: the source's JSON, message first
+        encoded = (encoded[0], encoded[1], with_message_json(text, source, encoded[2]))
     return Said(stored, encoded, z, observed, clock, said)
 
 

@@ -344,16 +344,27 @@ def _seed(cur: psycopg.Cursor[tuple[Any, ...]], ledger: Ledger, want: _Wanted) -
     return marks
 
 
-def _copy(cur: psycopg.Cursor[tuple[Any, ...]], staging: Any, table: str, columns: Sequence[str],
+#: Each hub table's column types, by hub id (fixed by its schema, whose version db.hub_id checks).
+_COLUMN_TYPES: dict[tuple[str, str], dict[str, str]] = {}
+
+
+def _copy(cur: psycopg.Cursor[tuple[Any, ...]], hub: str, staging: Any, table: str, columns: Sequence[str],
           exprs: Sequence[str], rest: str, params: dict[str, int]) -> None:
-    """COPY into ``table`` the rows ``SELECT exprs rest`` of the staging store (psycopg formats
-    each row in C: measured faster than formatting the lines in SQLite)."""
-    with cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN".encode()) as copy:
+    """COPY into ``table`` the rows ``SELECT exprs rest`` of the staging store, in COPY's binary
+    format (psycopg formats each row in C; the server then parses no numbers: measured 11% less
+    server CPU per revision than the text format, the same on this side)."""
+    types = _COLUMN_TYPES.get((hub, table))
+    if types is None:
+        found = cur.execute("SELECT attname, format_type(atttypid, NULL) FROM pg_attribute"
+                            " WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped", (table,))
+        types = _COLUMN_TYPES[(hub, table)] = {str(r[0]): str(r[1]) for r in found}
+    with cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN (FORMAT BINARY)".encode()) as copy:
+        copy.set_types([types[c] for c in columns])
         for row in staging.execute(f"SELECT {', '.join(exprs)} {rest}", params):
             copy.write_row(row)
 
 
-def _write(cur: psycopg.Cursor[tuple[Any, ...]], ledger: Ledger, marks: dict[str, int],
+def _write(cur: psycopg.Cursor[tuple[Any, ...]], hub: str, ledger: Ledger, marks: dict[str, int],
            summary: ImportSummary, created_at: int, arrived: int) -> int:
     """Copy the rows the staging import added into the hub; returns the file's hub_files id."""
     row = cur.execute(
@@ -392,16 +403,16 @@ def _write(cur: psycopg.Cursor[tuple[Any, ...]], ledger: Ledger, marks: dict[str
         s.executemany("INSERT INTO temp.hub_seq (local, seq) VALUES (?, ?)",
                       zip((int(r[0]) for r in local), seqs, strict=True))
         seq, rest = "h.seq", rest.replace(" WHERE", " JOIN temp.hub_seq AS h ON h.local = r.seq WHERE")
-    _copy(cur, s, "memories", MEMORY_FIELDS, MEMORY_FIELDS,
+    _copy(cur, hub, s, "memories", MEMORY_FIELDS, MEMORY_FIELDS,
           "FROM memories WHERE rowid > :mark ORDER BY user_id, memory_id", {"mark": marks["memories"]})
-    _copy(cur, s, "revisions", (*HUB_REVISION_COLUMNS, "file_id", "seq"),
+    _copy(cur, hub, s, "revisions", (*HUB_REVISION_COLUMNS, "file_id", "seq"),
           (*(f"r.{c}" for c in HUB_REVISION_COLUMNS), ":file_id", seq),
           rest + " ORDER BY r.user_id, r.memory_id, r.seq", {"file_id": file_id, "mark": mark})
-    _copy(cur, s, "content", ("user_id", "rev_id", "memory_id", *CONTENT_FIELDS),
+    _copy(cur, hub, s, "content", ("user_id", "rev_id", "memory_id", *CONTENT_FIELDS),
           ("r.user_id", "r.rev_id", "r.memory_id", *(f"c.{c}" for c in CONTENT_FIELDS)),
           "FROM revisions AS r JOIN content AS c ON c.rev_seq = r.seq WHERE r.seq > :mark"
           " ORDER BY r.user_id, r.memory_id, r.seq", {"mark": mark})
-    _copy(cur, s, "derivations", ("user_id", "memory_id", "position", "source_rev"),
+    _copy(cur, hub, s, "derivations", ("user_id", "memory_id", "position", "source_rev"),
           ("m.user_id", "d.memory_id", "d.position", "d.source_rev"),
           "FROM derivations AS d JOIN memories AS m ON m.memory_id = d.memory_id WHERE d.rowid > :mark"
           " ORDER BY d.rowid", {"mark": marks["derivations"]})
@@ -444,7 +455,7 @@ def ingest(conn: psycopg.Connection[tuple[Any, ...]], path: str | os.PathLike[st
                                 "not the rows read for them); nothing was applied")
         file_id = None
         if summary.changed:
-            file_id = _write(cur, ledger, marks, summary, int(want.header["created_at"]), arrived)
+            file_id = _write(cur, hub, ledger, marks, summary, int(want.header["created_at"]), arrived)
     return Ingested(summary, file_id, arrived)
 
 

@@ -13,6 +13,8 @@ are then copied into PostgreSQL (COPY), in one PostgreSQL transaction per file.
 
 * Forged or damaged files change nothing: the error is raised before anything is written
   to PostgreSQL, and the transaction is rolled back.
+* The seed is read for the ids a scan of the file finds; the import's checksum of what it
+  read must be the scan's, so a file replaced between the two is refused, not half-checked.
 * Idempotent: a row already on the hub is seeded into the staging store, where the device
   import skips it; a repeated file adds nothing and records nothing.
 * Concurrent ingesters: each file's transaction takes ``pg_advisory_xact_lock`` on a hash of

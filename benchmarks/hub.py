@@ -128,6 +128,29 @@ def _server_rss_mb(cluster: pg.Cluster | None) -> str:
     return f"{total / 1024:.0f}"
 
 
+def _server_cpu_s(cluster: pg.Cluster | None) -> float | None:
+    """The CPU seconds the cluster has used so far: the postmaster's, its exited children's (which
+    it reaped) and its live children's. None without a local cluster."""
+    if cluster is None:
+        return None
+    main_pid = (cluster.data / "postmaster.pid").read_text().split()[0]
+    children = subprocess.run(["pgrep", "-P", main_pid], capture_output=True, text=True, check=False).stdout
+    ticks = 0
+    for n, pid in enumerate([main_pid, *children.split()]):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        ticks += int(fields[11]) + int(fields[12]) + (int(fields[13]) + int(fields[14]) if n == 0 else 0)
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _client_cpu_s() -> float:
+    """The CPU seconds this process and its reaped children (the ingest processes) have used."""
+    return sum(r.ru_utime + r.ru_stime for r in map(resource.getrusage,
+                                                    (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)))
+
+
 def ingest_device(dsn: str, files: list[tuple[datetime, Path]]) -> None:
     """One device's files in order, each arriving at its own time (the injected clock)."""
     with db.connect(dsn) as conn:
@@ -143,18 +166,27 @@ def _ingest(dsn: str, arrivals: list[tuple[datetime, Path]], jobs: int, total: i
     by_device: dict[str, list[tuple[datetime, Path]]] = {}
     for at, p in arrivals:
         by_device.setdefault(p.name.split(".")[0], []).append((at, p))
-    t0 = time.perf_counter()
+    t0, client0, server0 = time.perf_counter(), _client_cpu_s(), _server_cpu_s(cluster)
     if jobs == 1:
         ingest_device(dsn, arrivals)
     else:  # several ingesters at once (processes, as `hub ingest --jobs`), each device's files in order
         with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as procs:
             list(procs.map(ingest_device, [dsn] * len(by_device), by_device.values()))
     took = time.perf_counter() - t0
+    client_us = (_client_cpu_s() - client0) / total * 1e6
+    server1 = _server_cpu_s(cluster)
+    server_us = None if server0 is None or server1 is None else (server1 - server0) / total * 1e6
+    figures: dict[str, Any] = {"ingest_rev_per_s": round(total / took), "ingest_s": round(took, 2),
+                               "peak_rss_mb": round(_rss_mb()), "ingest_client_cpu_us": round(client_us, 1)}
+    if server_us is not None:
+        figures["ingest_server_cpu_us"] = round(server_us, 1)
     print(f"hub ingest: {total} revisions from {len(arrivals)} files in {took:.1f} s = "
           f"{total / took:,.0f} rev/s (jobs {jobs}); peak RSS {_rss_mb():.0f} MB here, "
           f"{_server_rss_mb(cluster)} MB server (sum over its processes); load {os.getloadavg()[0]:.2f}")
-    return {"ingest_rev_per_s": round(total / took), "ingest_s": round(took, 2),
-            "peak_rss_mb": round(_rss_mb())}
+    # CPU per revision does not depend on what else the machine runs, as the rate does.
+    print(f"  CPU per revision: {client_us:.1f} us ingesting (this process and its ingest processes), "
+          + ("?" if server_us is None else f"{server_us:.1f}") + " us server")
+    return figures
 
 
 def pct(xs: list[float], q: float) -> float:

@@ -295,6 +295,27 @@ def test_a_memory_id_claimed_for_another_user_is_refused_against_the_hubs_rows(
     assert hub_rows(hub) == before
 
 
+def test_a_file_that_changes_between_its_scan_and_its_import_is_refused(
+        hub: Conn, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The staging store is seeded from what the scan read; if the import then reads other bytes
+    (the file was replaced meanwhile), the rows it checked were not checked against the hub's
+    rows their ids name: refused, nothing written."""
+    clock = FrozenClock("2026-03-02T08:00:00Z")
+    phone = _phone(clock)
+    phone.add("Sam lives in Lisbon", user_id="sam")
+    first = Path(phone.export(tmp_path / "first.gz").path)
+    phone.add("Sam moved to Porto", user_id="sam")
+    second = Path(phone.export(tmp_path / "second.gz").path)
+    scan = ingest._scan  # noqa: SLF001 - the scan as it would have read the file before it was replaced
+    monkeypatch.setattr(ingest, "_scan", lambda path: scan(first if path == second else path))
+    before = hub_rows(hub)
+    with pytest.raises(localmem.SyncFileError, match="changed while it was being ingested"):
+        ingest.ingest(hub, second, clock=clock)
+    assert hub_rows(hub) == before
+    monkeypatch.undo()
+    assert ingest.ingest(hub, second, clock=clock).summary.revisions == 2
+
+
 def test_the_hubs_tables_are_append_only(hub: Conn, tmp_path: Path) -> None:
     clock = FrozenClock("2026-03-02T08:00:00Z")
     phone = _phone(clock)

@@ -5,7 +5,7 @@
 --   * The tables that travel in sync files are mirrored column for column, with the same
 --     names, types (instants are bigint microseconds UTC; hashes bytea of 32 bytes) and CHECKs:
 --     memories, revisions, content, erasures, extra_tombstones, derivations.
---   * Every key starts with user_id, so each table distributes by it (Citus
+--   * Every key holds user_id (all but revisions' start with it), so each table distributes by it (Citus
 --     create_distributed_table(..., 'user_id'), or PARTITION BY HASH (user_id)); see the
 --     README's "The hub". content is keyed by (user_id, rev_id) where the device uses its
 --     local rev_seq.
@@ -74,7 +74,10 @@ CREATE TABLE revisions (
     content_hash  bytea CHECK (content_hash IS NULL OR length(content_hash) = 32),
     rev_hash      bytea CHECK (rev_hash IS NULL OR length(rev_hash) = 32),
     file_id       bigint NOT NULL,                        -- the hub_files row that brought it
-    PRIMARY KEY (user_id, rev_id),
+    -- rev_id first: the one index serves a look-up by rev_id alone (an ingest's checks, which
+    -- do not trust the user a file names) and by (user_id, rev_id); it still holds user_id, so
+    -- the table distributes by it. One index fewer to maintain per ingested revision.
+    PRIMARY KEY (rev_id, user_id),
     -- (user_id, memory_id) names a memory: checked per statement (revisions_parent, below)
     CHECK ((version = 1) = (prev_rev IS NULL))
 );
@@ -86,7 +89,6 @@ CREATE TABLE revisions (
 CREATE INDEX revisions_asof ON revisions
     (user_id, memory_id, hlc DESC, origin DESC, rev_id DESC) INCLUDE (arrived_at, seq);
 CREATE INDEX revisions_seq ON revisions (seq);
-CREATE INDEX revisions_id ON revisions (rev_id);
 CREATE INDEX revisions_user_arrived ON revisions (user_id, arrived_at);
 
 CREATE TABLE content (
@@ -102,7 +104,6 @@ CREATE TABLE content (
     -- (user_id, rev_id) names a revision: checked per statement (content_parent, below)
 );
 
-CREATE INDEX content_memory ON content (user_id, memory_id);
 -- Search: PostgreSQL full-text search over the text (the 'english' configuration: stemming
 -- and stop words, as the device's porter tokenizer stems).
 CREATE INDEX content_fts ON content USING gin (to_tsvector('english', text));
@@ -183,10 +184,14 @@ BEGIN
     RETURN OLD;
 END $$;
 
--- A tombstone destroys its memory's content (the words, and with them their index entries).
+-- A tombstone destroys its memory's content (the words, and with them their index entries),
+-- found through its revisions (revisions_asof, then content's key: content has no index of
+-- its own by memory, which every ingested revision would pay for and only an erasure reads).
 CREATE FUNCTION localmem_erase_content() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    DELETE FROM content AS c WHERE c.user_id = NEW.user_id AND c.memory_id = NEW.memory_id;
+    DELETE FROM content AS c USING revisions AS r
+        WHERE r.user_id = NEW.user_id AND r.memory_id = NEW.memory_id
+          AND c.user_id = r.user_id AND c.rev_id = r.rev_id;
     RETURN NULL;
 END $$;
 

@@ -481,7 +481,7 @@ class _Apply:
         seq = self.next_seq
         self.next_seq = seq + 1
         pending, lines = self._pending, self._pending_lines
-        pending[_W_REVISION].append((seq, *_STORED(o)))
+        pending[_W_REVISION].append((seq, *_STORED(o), kind, key))
         lines[_W_REVISION].append(n)
         self._pending_revs.add(rev_id)
         self._chain_head = link_value

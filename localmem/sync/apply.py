@@ -108,6 +108,19 @@ _TOMB_USER = "tombstones carry their memory's user"
 _SAME_ID = "an id names one row: a row already here is not replaced"
 
 
+def _insert_revisions(conn: apsw.Connection, rows: list[tuple[Any, ...]]) -> None:
+    """Insert revision rows (INSERT_REVISION_AT's parameters), in their order, most of them
+    :data:`~localmem.sync.sql.REVISIONS_PER_STATEMENT` to a statement (see there why)."""
+    size = sql.REVISIONS_PER_STATEMENT
+    whole = len(rows) - len(rows) % size
+    if whole:
+        flat = itertools.chain.from_iterable
+        conn.executemany(sql.INSERT_REVISIONS_AT,
+                         [tuple(flat(rows[i:i + size])) for i in range(0, whole, size)])
+    if whole < len(rows):
+        conn.executemany(sql.INSERT_REVISION_AT, rows[whole:])
+
+
 def _hex(digest: bytes | None) -> str:
     return "none" if digest is None else digest.hex()
 
@@ -187,9 +200,11 @@ class _Apply:
         c = self.conn
         c.execute("SAVEPOINT sync_chunk")
         try:
-            for what, statement in enumerate(_STATEMENTS):
-                if groups[what]:
-                    c.executemany(statement, groups[what])
+            if groups[_W_MEMORY]:
+                c.executemany(core_sql.INSERT_MEMORY, groups[_W_MEMORY])
+            _insert_revisions(c, groups[_W_REVISION])
+            if groups[_W_CONTENT]:
+                c.executemany(sql.INSERT_CONTENT_UNLESS_ERASED, groups[_W_CONTENT])
         except _MAPPED:
             c.execute("ROLLBACK TO sync_chunk")
             c.execute("RELEASE sync_chunk")

@@ -59,6 +59,7 @@ __all__ = [
     "check_int",
     "Hasher",
     "LineWriter",
+    "Sink",
     "is_sync_file",
     "lines",
     "line_pieces",

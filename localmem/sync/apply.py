@@ -604,8 +604,8 @@ def _no_cycle_collection() -> Iterator[None]:
     An import makes a dict per row and keeps a few thousand rows and two bounded caches alive,
     so the collector would run every few dozen rows and, now and then, walk every object in the
     process: ~8% of a 100k import, measured, for no garbage (its rows make no reference cycles;
-    they are freed by their counts as ever). Whatever another thread makes meanwhile is
-    collected once the import ends.
+    they are freed by their counts as ever). Cycles another thread makes meanwhile wait for the
+    collector's first run after the import.
     """
     was = gc.isenabled()
     gc.disable()

@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -113,6 +114,33 @@ def test_incremental_export_carries_only_what_is_new(phone: localmem.Store, lapt
     laptop.import_(second.path)
     assert laptop.digest() == phone.digest()
     assert at_the_end(laptop, a.memory_id).value == 7
+
+
+def test_an_export_whose_write_fails_raises_it_and_leaves_no_file(
+        phone: localmem.Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file is compressed and written on a thread of its own: a write that fails there (a full
+    disk) is raised by export, nothing takes the file's name, no partial file stays, and the
+    next export works."""
+    with phone.batch():
+        for i in range(3000):
+            phone.add(f"note {i} about a long swim in the cold river", user_id="sam", resolve=False)
+    real = gzip.GzipFile.write
+    calls = []
+
+    def full(self: gzip.GzipFile, data: bytes) -> int:
+        calls.append(threading.current_thread().name)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        return real(self, data)
+
+    monkeypatch.setattr(gzip.GzipFile, "write", full)
+    with pytest.raises(OSError, match="No space left"):
+        phone.export(tmp_path / "p.gz")
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("p.gz")) == []
+    assert calls[0] != threading.current_thread().name  # written beside the SQL, not by it
+    monkeypatch.setattr(gzip.GzipFile, "write", real)
+    out = phone.export(tmp_path / "p.gz")
+    assert out.revisions == 3000
 
 
 def test_user_filter_exports_one_users_rows(phone: localmem.Store, tmp_path: Path) -> None:
@@ -317,6 +345,8 @@ def test_every_corrupt_file_is_refused_with_a_clear_error_and_nothing_applied(
             laptop.import_(path)
         assert isinstance(info.value, localmem.LocalmemError), name
         assert full_dump(laptop) == before, name
+        # The thread that decompresses ahead of the checks is stopped, however the read ended.
+        assert not [t for t in threading.enumerate() if t.name == "localmem-sync-reader"], name
     assert laptop.connection.getautocommit()
     # The good files still import afterwards, in order.
     laptop.import_(good.path)

@@ -16,7 +16,8 @@ import pytest
 from test_sync import full_dump as dump
 
 import localmem
-from localmem.sync import apply
+import localmem.testing
+from localmem.sync import apply, sql
 
 FAR = "2100-01-01T00:00:00Z"
 
@@ -146,3 +147,34 @@ def test_a_bulk_import_copies_each_memorys_kind_and_key_onto_its_revisions(
         "SELECT count(*) FROM revisions AS r JOIN memories AS m ON m.memory_id = r.memory_id"
         " WHERE r.memory_kind IS m.kind AND r.memory_key IS m.key").get == 30
     assert laptop.doctor().ok
+
+
+def test_revisions_written_many_to_a_statement_are_the_rows_one_to_a_statement_writes(
+        phone: localmem.Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bulk path's multi-row INSERT (sql.REVISIONS_PER_STATEMENT rows each) and the plain one
+    row per statement leave the same memories, revisions (local columns too: seq, arrival, chain,
+    the memory's kind and key) and content in two stores that start alike."""
+    fill(phone, 120)  # 150 revisions: two whole statements and a rest, in one chunk
+    out = phone.export(tmp_path / "p.gz")
+    monkeypatch.setattr(apply, "CHUNK_ROWS", 1000)
+    tables = ("memories", "revisions", "content")
+
+    def imported(name: str) -> dict[str, list[tuple[object, ...]]]:
+        with localmem.open(tmp_path / name, clock=localmem.testing.FrozenClock("2026-03-04T00:00:00Z")) as s:
+            got = s.import_(out.path)
+            assert got.revisions == 150
+            assert s.doctor().ok
+            conn = s.connection
+            return {t: conn.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in tables}
+
+    fast = imported("fast.db")
+
+    def one_by_one(conn: object, rows: list[tuple[object, ...]]) -> None:
+        assert len(rows) > 2 * sql.REVISIONS_PER_STATEMENT
+        conn.executemany(sql.INSERT_REVISION_AT, rows)  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(apply, "_insert_revisions", one_by_one)
+    plain = imported("plain.db")
+    assert fast == plain
+    assert [len(fast[t]) for t in tables] == [120, 150, 150]
+    assert all(row[-2] is not None for row in fast["revisions"])  # memory_kind filled

@@ -30,10 +30,13 @@ reported and never half-applied, until its peer's clock (or the file) is fixed.
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
 import itertools
 import json
 import os
+from collections.abc import Iterator
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -78,6 +81,7 @@ _CACHED = 1 << 16  # rows each of the import's two look-up caches holds after a 
 CHUNK_ROWS = 2048
 _MAPPED = (apsw.ConstraintError, apsw.MismatchError, TypeError, ValueError, OverflowError)
 _W_MEMORY, _W_REVISION, _W_CONTENT = 0, 1, 2  # what a pending write inserts
+_STATEMENTS = (core_sql.INSERT_MEMORY, sql.INSERT_REVISION_AT, sql.INSERT_CONTENT_UNLESS_ERASED)
 # A row's values in a given order, as one C call.
 _STORED = itemgetter(*core_sql.STORED_REVISION_COLUMNS)
 _HASHED = itemgetter(*chain.HASHED_FIELDS)
@@ -88,7 +92,8 @@ _MEMORY_VALUES = itemgetter(*MEMORY_FIELDS)
 _NAMED = itemgetter("memory_id", "rev_id", "prev_rev", "supersedes", "superseded_by")
 _INT_FIELDS = ("version", "valid_from", "observed_at", "recorded_at", "retracted", "corrected", "hlc")
 _INTS = itemgetter(*_INT_FIELDS)
-_JUST_INT = {int}
+_JUST_INT = frozenset({int})
+_LOWEST, _HIGHEST = _INT64.start, _INT64.stop - 1
 _OPTIONAL_INT_FIELDS = ("valid_to", "expires_at")
 
 # The doctor invariants an import keeps, by their names in doctor's report.
@@ -101,6 +106,19 @@ _CONTENT = "every revision has its content unless erased"
 _HASH = "revision hashes match their content and history"
 _TOMB_USER = "tombstones carry their memory's user"
 _SAME_ID = "an id names one row: a row already here is not replaced"
+
+
+def _insert_revisions(conn: apsw.Connection, rows: list[tuple[Any, ...]]) -> None:
+    """Insert revision rows (INSERT_REVISION_AT's parameters), in their order, most of them
+    :data:`~localmem.sync.sql.REVISIONS_PER_STATEMENT` to a statement (see there why)."""
+    size = sql.REVISIONS_PER_STATEMENT
+    whole = len(rows) - len(rows) % size
+    if whole:
+        flat = itertools.chain.from_iterable
+        conn.executemany(sql.INSERT_REVISIONS_AT,
+                         [tuple(flat(rows[i:i + size])) for i in range(0, whole, size)])
+    if whole < len(rows):
+        conn.executemany(sql.INSERT_REVISION_AT, rows[whole:])
 
 
 def _hex(digest: bytes | None) -> str:
@@ -134,10 +152,11 @@ class _Apply:
         self._memories: dict[str, tuple[Any, ...]] = {}
         self._revisions: dict[str, tuple[Any, ...]] = {}
         self.erased: list[str] = []  # memories this import erased
-        # Rows checked but not yet written, in file order: (line, kind, id, what, parameters).
-        # They are written together by flush(); the checks of later rows see them through the
-        # caches above and _pending_revs.
-        self._pending: list[tuple[int, str, str, int, tuple[Any, ...]]] = []
+        # Rows checked but not yet written: per table (memories, revisions, content; see _W_*) their
+        # parameters and, beside them, their lines, in file order. They are written together by
+        # flush(); the checks of later rows see them through the caches above and _pending_revs.
+        self._pending: tuple[list[tuple[Any, ...]], ...] = ([], [], [])
+        self._pending_lines: tuple[list[int], ...] = ([], [], [])
         self._pending_revs: set[str] = set()
         # What the store held, at the start of the chunk being checked, of the ids the chunk names
         # (one look-up per table per chunk, not one per row; see rows()). None when not looked up,
@@ -148,6 +167,8 @@ class _Apply:
         self.next_seq = int(self.conn.execute(core_sql.NEWEST_SEQ).get) + 1
         self.window: BulkWindow | None = None
         self._window_done = False
+        # The local chain's head after the last revision checked; the ledger is told at each flush.
+        self._chain_head: bytes | None = None
 
     def open_window(self, *, indexes: bool) -> None:
         """Set the per-row triggers (and, if ``indexes``, the secondary indexes) aside for the
@@ -157,7 +178,7 @@ class _Apply:
     @property
     def pending(self) -> int:
         """How many checked rows wait to be written."""
-        return len(self._pending)
+        return sum(map(len, self._pending))
 
     def flush(self) -> None:
         """Write the pending rows: memories, then revisions, then their content (executemany).
@@ -166,29 +187,28 @@ class _Apply:
         the error names the line and the row exactly as writing each row as it came would.
         """
         self._have_memories = self._have_revisions = self._have_prev = None
-        if not self._pending:
+        groups, lines = self._pending, self._pending_lines
+        if not (groups[_W_MEMORY] or groups[_W_REVISION] or groups[_W_CONTENT]):
             return
-        pending, self._pending = self._pending, []
+        if self._chain_head is not None:
+            self.ledger.set_head(self._chain_head)
+        self._pending, self._pending_lines = ([], [], []), ([], [], [])
         self._pending_revs.clear()
         for cache in (self._memories, self._revisions):
             if len(cache) >= _CACHED:
                 cache.clear()
-        groups: tuple[list[tuple[Any, ...]], ...] = ([], [], [])
-        for item in pending:
-            groups[item[3]].append(item[4])
         c = self.conn
         c.execute("SAVEPOINT sync_chunk")
         try:
             if groups[_W_MEMORY]:
                 c.executemany(core_sql.INSERT_MEMORY, groups[_W_MEMORY])
-            if groups[_W_REVISION]:
-                c.executemany(sql.INSERT_REVISION_AT, groups[_W_REVISION])
+            _insert_revisions(c, groups[_W_REVISION])
             if groups[_W_CONTENT]:
                 c.executemany(sql.INSERT_CONTENT_UNLESS_ERASED, groups[_W_CONTENT])
         except _MAPPED:
             c.execute("ROLLBACK TO sync_chunk")
             c.execute("RELEASE sync_chunk")
-            self._replay(pending)
+            self._replay(groups, lines)
             raise
         c.execute("RELEASE sync_chunk")
         if groups[_W_REVISION]:
@@ -199,11 +219,18 @@ class _Apply:
             if self.window is not None:
                 self.window.wrote(first, last)
 
-    def _replay(self, pending: list[tuple[int, str, str, int, tuple[Any, ...]]]) -> None:
-        statements = (core_sql.INSERT_MEMORY, sql.INSERT_REVISION_AT, sql.INSERT_CONTENT_UNLESS_ERASED)
-        for n, kind, ident, what, params in pending:
+    def _replay(self, groups: tuple[list[tuple[Any, ...]], ...], lines: tuple[list[int], ...]) -> None:
+        """Write a chunk's rows one by one in file order (a revision before its content), to name
+        the first that is refused."""
+        rev_ids = {params[0]: params[1] for params in groups[_W_REVISION]}  # seq -> rev_id
+        rows = sorted(((n, what, params) for what in (_W_MEMORY, _W_REVISION, _W_CONTENT)
+                       for n, params in zip(lines[what], groups[what], strict=True)),
+                      key=itemgetter(0, 1))
+        for n, what, params in rows:
+            kind, ident = (("memory", params[0]) if what == _W_MEMORY
+                           else ("revision", params[1] if what == _W_REVISION else rev_ids[params[0]]))
             try:
-                self.conn.execute(statements[what], params)
+                self.conn.execute(_STATEMENTS[what], params)
             except _MAPPED as exc:
                 raise self._fail(n, f"{kind} {ident!r}", exc) from exc
 
@@ -361,7 +388,8 @@ class _Apply:
         have = self._memory_row(o["memory_id"])
         vals = _MEMORY_VALUES(o)
         if have is None:
-            self._pending.append((n, "memory", o["memory_id"], _W_MEMORY, vals))
+            self._pending[_W_MEMORY].append(vals)
+            self._pending_lines[_W_MEMORY].append(n)
             self._remember(self._memories, o["memory_id"], vals[1:])
             self.added["memory"] += 1
         elif tuple(have) != vals[1:]:
@@ -373,40 +401,46 @@ class _Apply:
     def _revision(self, n: int, o: dict[str, Any]) -> None:
         rev_id, memory_id = o["rev_id"], o["memory_id"]
         ints = _INTS(o)
-        if set(map(type, ints)) != _JUST_INT or min(ints) < _INT64.start or max(ints) >= _INT64.stop:
+        if not _JUST_INT.issuperset(map(type, ints)) or min(ints) < _LOWEST or max(ints) > _HIGHEST:
             for f in _INT_FIELDS:  # which one, and the message, only when one is not
                 v = o[f]
                 if type(v) is not int or v not in _INT64:
                     check_int(v, f"{self._at(n)}: {f}")
-        for f in _OPTIONAL_INT_FIELDS:
-            v = o[f]
-            if v is not None and (type(v) is not int or v not in _INT64):
-                check_int(v, f"{self._at(n)}: {f}")
+        valid_to, expires_at = o["valid_to"], o["expires_at"]
+        if valid_to is not None or expires_at is not None:
+            for f in _OPTIONAL_INT_FIELDS:
+                v = o[f]
+                if v is not None and (type(v) is not int or v not in _INT64):
+                    check_int(v, f"{self._at(n)}: {f}")
         got_content, got_rev = o["content_hash"], o["rev_hash"]
-        o["content_hash"] = None if got_content is None else self._digest(n, got_content, "content_hash")
-        o["rev_hash"] = None if got_rev is None else self._digest(n, got_rev, "rev_hash")
-        rec = o["recorded_at"]
+        if got_content is not None:
+            o["content_hash"] = got_content = self._digest(n, got_content, "content_hash")
+        if got_rev is not None:
+            o["rev_hash"] = got_rev = self._digest(n, got_rev, "rev_hash")
+        rec, hlc = o["recorded_at"], o["hlc"]
         if not EARLIEST_RECORDED <= rec <= self.limit:  # an integer by now: refused, with the reason
             self._time(n, rec, "recorded_at")
-        if o["hlc"] >> 10 > self.limit:
-            self._time(n, o["hlc"] >> 10, "the clock (hlc) of revision " + repr(rev_id))
+        if hlc >> 10 > self.limit:
+            self._time(n, hlc >> 10, "the clock (hlc) of revision " + repr(rev_id))
         content = o["content"]
-        if content is not None and not isinstance(content, dict):
-            raise SyncFileError(f"{self._at(n)}: content {content!r:.60} is not an object")
-        if content is not None and o["rev_hash"] is not None:
-            # A file leaves out the content hash where the content is there to compute it from.
-            computed = chain.content_hash(*_CONTENT_VALUES(content))
-            if o["content_hash"] not in (None, computed):
-                raise self._refuse(n, _HASH, f"revision {rev_id!r} has content hash "
-                                             f"{_hex(o['content_hash'])}, but its content hashes to "
-                                             f"{computed.hex()}")
-            o["content_hash"] = computed
-        fields = _TRAVELLED(o)
+        if content is not None:
+            if type(content) is not dict:
+                raise SyncFileError(f"{self._at(n)}: content {content!r:.60} is not an object")
+            content_values = _CONTENT_VALUES(content)
+            if got_rev is not None:
+                # A file leaves out the content hash where the content is there to compute it from.
+                computed = chain.content_hash(*content_values)
+                if got_content is not None and got_content != computed:
+                    raise self._refuse(n, _HASH, f"revision {rev_id!r} has content hash "
+                                                 f"{_hex(got_content)}, but its content hashes to "
+                                                 f"{computed.hex()}")
+                o["content_hash"] = got_content = computed
         if rev_id in self._pending_revs:
             self.flush()  # the same revision twice in the file: compare with the one written
         have = self._stored(self._have_revisions, rev_id, sql.REVISION_ROW)
         if have is not None:
-            travelled = (*fields, *((True, *_CONTENT_VALUES(content)) if content is not None else ()))
+            fields = _TRAVELLED(o)
+            travelled = (*fields, *((True, *content_values) if content is not None else ()))
             nf = len(REVISION_FIELDS)
             here = tuple(have[:nf]) + ((True, *have[nf + 1:]) if have[nf] and content is not None else ())
             theirs = travelled[:nf] + (travelled[nf:] if have[nf] else ())
@@ -414,7 +448,7 @@ class _Apply:
                 raise self._refuse(n, _SAME_ID, f"revision {rev_id!r} differs from the one here")
             self.skipped += 1
             return
-        mem = self._memory_row(memory_id)
+        mem = self._memories.get(memory_id) or self._memory_row(memory_id)
         if mem is None:
             raise self._missing(n, f"revision {rev_id!r} belongs to memory {memory_id!r}")
         user, kind, key, created_at = mem
@@ -422,25 +456,65 @@ class _Apply:
             raise self._refuse(n, _USER, f"revision {rev_id!r} has user {o['user_id']!r} but its memory "
                                          f"{memory_id!r} is {user!r}'s")
         prev_hash: bytes | None = None
-        if o["version"] == 1:
+        version = o["version"]
+        if version == 1:
             if rec != created_at:
                 raise self._refuse(n, _STARTS, f"revision {rev_id!r} starts memory {memory_id!r} at "
                                                f"{_shown(rec)}, not at its creation {_shown(created_at)}")
         else:
-            prev = self._revisions.get(o["prev_rev"])
+            prev_rev = o["prev_rev"]
+            prev = self._revisions.get(prev_rev)
             if prev is None:
-                prev = self._stored(self._have_prev, o["prev_rev"], sql.PREV_ROW)
+                prev = self._stored(self._have_prev, prev_rev, sql.PREV_ROW)
             if prev is None:
-                raise self._missing(n, f"revision {rev_id!r} follows revision {o['prev_rev']!r}")
+                raise self._missing(n, f"revision {rev_id!r} follows revision {prev_rev!r}")
             p_memory, p_version, p_recorded, p_hlc, prev_hash = prev
-            if p_memory != memory_id or p_version != o["version"] - 1 or p_recorded > rec:
+            if p_memory != memory_id or p_version != version - 1 or p_recorded > rec:
                 raise self._refuse(n, _FOLLOWS, (
-                    f"revision {rev_id!r} (memory {memory_id!r}, version {o['version']}, recorded "
-                    f"{_shown(rec)}) follows {o['prev_rev']!r} (memory {p_memory!r}, version {p_version}, "
+                    f"revision {rev_id!r} (memory {memory_id!r}, version {version}, recorded "
+                    f"{_shown(rec)}) follows {prev_rev!r} (memory {p_memory!r}, version {p_version}, "
                     f"recorded {_shown(p_recorded)})"))
-            if p_hlc >= o["hlc"]:
-                raise self._refuse(n, _CLOCK, f"revision {rev_id!r} has clock {o['hlc']}, not after "
+            if p_hlc >= hlc:
+                raise self._refuse(n, _CLOCK, f"revision {rev_id!r} has clock {hlc}, not after "
                                               f"{p_hlc} of the revision it follows")
+        if o["supersedes"] is not None or o["superseded_by"] is not None:
+            self._links(n, o, user)
+        if got_rev is not None and got_content is not None:
+            expect = chain.rev_hash(_HASHED(o), kind, key, got_content, prev_hash)
+            if got_rev != expect:
+                raise self._refuse(n, _HASH, f"revision {rev_id!r} has hash {_hex(got_rev)}, but its "
+                                             "fields, content hash and the revision it follows hash to "
+                                             f"{expect.hex()}")
+        else:
+            self._check_hash(n, o, got_content, got_rev)
+        if rec > self.last:
+            self.last = rec
+        head = self._chain_head  # the ledger's, read once (None until this import's first revision)
+        link_value = (self.ledger.link(got_rev, self.last) if head is None
+                      else chain.link(head, got_rev, self.last))
+        o["arrived_at"], o["chain"] = self.last, link_value
+        seq = self.next_seq
+        self.next_seq = seq + 1
+        pending, lines = self._pending, self._pending_lines
+        pending[_W_REVISION].append((seq, *_STORED(o), kind, key))
+        lines[_W_REVISION].append(n)
+        self._pending_revs.add(rev_id)
+        self._chain_head = link_value
+        self._revisions[rev_id] = (memory_id, version, rec, hlc, got_rev)
+        if self.first_seq is None:
+            self.first_seq = seq
+        self.last_seq = seq
+        self.added["revision"] += 1
+        if content is None:
+            self.without_content += 1
+            self.contentless.append((n, memory_id, rev_id))
+            return
+        pending[_W_CONTENT].append((seq, memory_id, *content_values))
+        lines[_W_CONTENT].append(n)
+
+    def _links(self, n: int, o: dict[str, Any], user: str) -> None:
+        """A revision links (supersedes) only memories of its own user, here or earlier in the file."""
+        rev_id = o["rev_id"]
         for link in ("supersedes", "superseded_by"):
             if o[link] is not None:
                 other_row = self._memory_row(o[link])
@@ -451,40 +525,17 @@ class _Apply:
                 if other != user:
                     raise self._refuse(n, _LINKS, f"revision {rev_id!r} of user {user!r} {verb} memory "
                                                   f"{o[link]!r} of user {other!r}")
-        self._check_hash(n, o, kind, key, prev_hash)
-        self.last = max(self.last, rec)
-        link_value = self.ledger.link(o["rev_hash"], self.last)
-        o["arrived_at"], o["chain"] = self.last, link_value
-        seq = self.next_seq
-        self.next_seq += 1
-        self._pending.append((n, "revision", rev_id, _W_REVISION, (seq, *_STORED(o))))
-        self._pending_revs.add(rev_id)
-        self.ledger.set_head(link_value)
-        self._revisions[rev_id] = (memory_id, o["version"], rec, o["hlc"], o["rev_hash"])
-        if self.first_seq is None:
-            self.first_seq = seq
-        self.last_seq = seq
-        self.added["revision"] += 1
-        if content is None:
-            self.without_content += 1
-            self.contentless.append((n, memory_id, rev_id))
-            return
-        self._pending.append((n, "revision", rev_id, _W_CONTENT, (seq, memory_id, *_CONTENT_VALUES(content))))
 
-    def _check_hash(self, n: int, o: dict[str, Any], kind: str, key: str | None,
-                    prev_hash: bytes | None) -> None:
-        got_content, got_rev = o["content_hash"], o["rev_hash"]
+    def _check_hash(self, n: int, o: dict[str, Any], got_content: bytes | None,
+                    got_rev: bytes | None) -> None:
+        """A revision that lacks a hash: fine only if it lacks both (written before schema 8; see
+        :mod:`localmem.core.chain`). With both, :meth:`_revision` checks the hash itself."""
         rev_id = o["rev_id"]
         if got_rev is None:
             if got_content is None:
-                return  # written before schema 8 (see localmem.core.chain): nothing to check
+                return  # written before schema 8: nothing to check
             raise self._refuse(n, _HASH, f"revision {rev_id!r} has a content hash but no hash of its own")
-        if got_content is None:
-            raise self._refuse(n, _HASH, f"revision {rev_id!r} has neither its content nor its content hash")
-        expect = chain.rev_hash(_HASHED(o), kind, key, got_content, prev_hash)
-        if got_rev != expect:
-            raise self._refuse(n, _HASH, f"revision {rev_id!r} has hash {_hex(got_rev)}, but its fields, "
-                                         f"content hash and the revision it follows hash to {expect.hex()}")
+        raise self._refuse(n, _HASH, f"revision {rev_id!r} has neither its content nor its content hash")
 
     def _derivation(self, n: int, o: dict[str, Any]) -> None:
         self.settle()
@@ -539,10 +590,30 @@ def import_(ledger: Ledger, path: str | os.PathLike[str], *, origin: str | None 
     """
     source = Path(path)
     try:
-        return _import(ledger, source, origin)
+        with _no_cycle_collection():
+            return _import(ledger, source, origin)
     except Exception:
         verify(source)  # a file-level error, if there is one, is the one reported
         raise
+
+
+@contextlib.contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """The cycle collector paused while a file is read (then restored as it was).
+
+    An import makes a dict per row and keeps a few thousand rows and two bounded caches alive,
+    so the collector would run every few dozen rows and, now and then, walk every object in the
+    process: ~8% of a 100k import, measured, for no garbage (its rows make no reference cycles;
+    they are freed by their counts as ever). Cycles another thread makes meanwhile wait for the
+    collector's first run after the import.
+    """
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def _import(ledger: Ledger, source: Path, origin: str | None) -> ImportSummary:

@@ -27,9 +27,11 @@ import gzip
 import hashlib
 import json
 import os
+import queue
 import stat
+import threading
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
@@ -59,6 +61,7 @@ __all__ = [
     "check_int",
     "Hasher",
     "LineWriter",
+    "Sink",
     "is_sync_file",
     "lines",
     "line_pieces",
@@ -326,15 +329,16 @@ def line_pieces(path: Path) -> Iterator[Iterator[tuple[int, list[bytes], bool]]]
             return SyncFileError(f"{str(path)!r} expands to more than {MAX_EXPANDED_BYTES} bytes (the most a "
                                  "sync file may hold); nothing was applied")
 
-        def read() -> Iterator[tuple[int, list[bytes], bool]]:
+        def read() -> Generator[tuple[int, list[bytes], bool], None, None]:
             total = 0  # the bytes of every line given so far, newlines included
             read_bytes = 0  # the bytes decompressed so far
             limit = MAX_LINE_BYTES
             n = 0  # the lines given so far
             carry = b""  # the start of a line whose end is in a later piece
+            ahead = _ReadAhead(gz.read)
             try:
                 while True:
-                    piece = gz.read(_PIECE_BYTES)
+                    piece = ahead.next()
                     if not piece:  # the end: a last line without a newline, if any
                         if carry:
                             if len(carry) > MAX_LINE_BYTES:
@@ -363,10 +367,58 @@ def line_pieces(path: Path) -> Iterator[Iterator[tuple[int, list[bytes], bool]]]
                     f"{str(path)!r} is damaged or truncated ({type(exc).__name__}: {exc}); "
                     "nothing was applied"
                 ) from exc
+            finally:
+                ahead.close()
 
-        yield read()
+        pieces = read()
+        try:
+            yield pieces
+        finally:
+            pieces.close()  # the read-ahead thread stops before the file closes
     finally:
         raw.close()
+
+
+class _ReadAhead:
+    """``read(_PIECE_BYTES)`` run on a thread of its own, a piece or two ahead of its reader.
+
+    zlib and the CRC release the GIL: decompressing the next piece runs beside the checks of
+    this one. What the read raises (a damaged or truncated file) is raised by :meth:`next`, in
+    the reader's thread; :meth:`close` stops the thread (it is waited for) wherever it is.
+    """
+
+    def __init__(self, read: Callable[[int], bytes]) -> None:
+        self._read = read
+        self._queue: queue.Queue[bytes | BaseException] = queue.Queue(maxsize=2)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="localmem-sync-reader", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                piece: bytes | BaseException = self._read(_PIECE_BYTES)
+            except BaseException as exc:  # raised by next(), in the reading thread
+                piece = exc
+            while not self._stop.is_set():
+                try:
+                    self._queue.put(piece, timeout=0.05)
+                    break
+                except queue.Full:
+                    continue
+            if not isinstance(piece, bytes) or not piece:
+                return
+
+    def next(self) -> bytes:
+        """The next piece (b"" at the end of the stream)."""
+        item = self._queue.get()
+        if isinstance(item, BaseException):
+            raise item
+        return item
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
 
 
 @contextlib.contextmanager

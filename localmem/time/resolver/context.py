@@ -345,7 +345,9 @@ def register_rule(
     after all; both are necessary conditions, never guesses. ``also``: words of which every
     match holds one whole (as ``[a-z]+`` cuts the text: "in" for "in 2 weeks"), a set lookup.
     ``needs``: a pattern (compiled without flags) that matches a substring of every match, searched
-    once per message however many rules share it, e.g. the two days and the dash of "June 3-5"."""
+    once per message however many rules share it, e.g. the two days and the dash of "June 3-5".
+    It pays when it opens with a literal or one character set (every branch with a literal), which
+    lets ``re`` skip to the characters that can start it: "\\d\\d\\d\\d", not "\\d{4}"."""
 
     def register(fn: _Handler) -> _Handler:
         index = len(_RULES)
@@ -356,7 +358,8 @@ def register_rule(
         # it fails on one character, before the look-behind is tried (the same matches either way).
         full = gate + _B + body
         run = int(digits)
-        digit_shape = (shape or (r"\d" if run == 1 else rf"\d{{{run}}}")) if run else ""
+        # "\d\d\d\d", not "\d{4}": a pattern opening with a character set lets re skip to the digits
+        digit_shape = (shape or r"\d" * run) if run else ""
         rule = Rule(re.compile(full), fn, frozenset(when), run, gate, digit_shape, frozenset(also), needs)
         _RULES.append(rule)
         for word in frozenset(when):

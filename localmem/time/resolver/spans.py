@@ -20,8 +20,9 @@ from .context import Context, Hit, make_hit, register_rule
 from .dates import ANY_YEAR, year_of, yearless_day
 
 _TO = r"\s*(?:-|–|—|~|to|till|til|until|through|thru|and)\s*"
-#: What a range of days holds: "3-5", "4 to the 22nd".
-_TWO_DAYS = rf"{lx.DAY}{_TO}(?:the\s+)?{lx.DAY}"
+#: What a range of days holds: "3-5", "4 to the 22nd": a first day ending in a digit or in st, nd, rd,
+#: th (as every ordinal does), the dash or word, a second day. It opens with one character set.
+_TWO_DAYS = rf"[\ddht]{_TO}(?:the\s+)?(?:\d|{lx.ORDINAL_WORD})"
 
 
 @register_rule(
@@ -138,6 +139,8 @@ _ORDINAL_N = {"first": 1, "last": -1, "final": -1}
     rf"(?:(?P<rel>this|next|last|previous|(?<=the\s)(?=year|month))\s*(?P<pu>year|month)|(?P<y>{lx.YEAR})"
     rf"|(?P<m>{lx.MONTH})(?:,?\s+(?P<my>{lx.YEAR}))?)",
     when=("day", "days", "week", "weeks", "month", "months"),
+    # every ordinal ends in st, nd, rd or th ("first", "3rd", "twentieth"), as "last" does
+    needs=rf"(?:st|nd|rd|th|final)\s+(?:{lx.QUANTITY}\s+)?(?:days?|weeks?|months?)\s",
 )
 def _units_of_period(m: re.Match[str], ctx: Context) -> Hit | None:
     """the third month of 2021, the first 2 weeks of 2021, the last four months of 2021, first ten days

@@ -134,7 +134,7 @@ def _weekday_of(year: int, month: int, day: int) -> int | None:
 @register_rule(
     rf"{_LEAD_WD}(?P<m>{lx.MONTH})(?:\s*|-|,\s*(?=\d{{1,2}}(?:st|nd|rd|th)|{lx.ORDINAL_WORD}))(?:the\s+)?(?P<d>{lx.DAY}|{_CARDINAL_DAY}){WORD_END}(?:(?:\s*,\s*|\s+|-)(?:in\s+|of\s+)?(?P<y>{ANY_YEAR}))?",
     when=lx.MONTH_WORDS,
-    # the month (any name may take a dot here: a wider net), then the day
+    # the month (a dot after any name: a wider net), then the day
     needs=rf"{lx.alt(lx.MONTHS)}\.?(?:\s*|-|,\s*)(?:the\s+)?(?:\d|{lx.ORDINAL_WORD}|twenty|thirty)",
 )
 @register_rule(
@@ -241,8 +241,7 @@ def _numeric_date(m: re.Match[str], ctx: Context) -> Hit | None:
     rf"(?P<y>{lx.YEAR})[/-](?P<m>{lx.MONTH})[/-](?P<d>{lx.DAY_NUMBER})|(?P<d2>{lx.DAY_NUMBER})[/-](?P<m2>{lx.MONTH})"
     rf"(?:[/-](?P<y2>{lx.YEAR}))?|(?P<m3>{lx.MONTH})/(?P<d3>{lx.DAY_NUMBER})",
     when=lx.MONTH_WORDS,
-    # a month glued to digits ("\d[/-]|(?:st|nd|rd|th)[/-]|/\d"), opening with the one set [/-]
-    needs=r"[/-](?:(?<=\d[/-])|(?<=st[/-])|(?<=nd[/-])|(?<=rd[/-])|(?<=th[/-])|(?<=/)(?=\d))",
+    needs=r"[/-](?:(?<=\d[/-])|(?<=st[/-])|(?<=nd[/-])|(?<=rd[/-])|(?<=th[/-])|(?<=/)(?=\d))",  # 3/may
 )
 def _mixed_date(m: re.Match[str], ctx: Context) -> Hit | None:
     """2019/aug/01, 22/Jan/2019, Oct/2."""
@@ -288,11 +287,8 @@ def _weekday_day_near(today: date, wd: int, day: int, direction: str | None) -> 
     return min(options, key=lambda d: abs((d - today).days))
 
 
-@register_rule(
-    r"(?P<y>(?:19|20)\d\d)(?P<mo>0[1-9]|1[0-2])(?P<d>0[1-9]|[12]\d|3[01])",
-    digits=4,
-    needs=r"\d\d\d\d\d\d\d\d",
-)
+@register_rule(r"(?P<y>(?:19|20)\d\d)(?P<mo>0[1-9]|1[0-2])(?P<d>0[1-9]|[12]\d|3[01])", digits=4,
+               needs=r"\d" * 8)
 def _compact_date(m: re.Match[str], ctx: Context) -> Hit | None:
     """20161016, as in file names."""
     try:
@@ -339,8 +335,6 @@ _MODAL_MAY = re.compile(r"\s+(?:i|we|you|he|she|it|they|be|have|not|also|well|ju
 
 
 _MONTH_AFTER = re.compile(rf"\s*(?:-|–|to|till|until|through)\s*{lx.MONTH}\b")
-
-
 _MONTH_BEFORE = re.compile(rf"\b{lx.MONTH}\s*(?:-|–|to|till|until|through|and)\s*$")
 _RANGE_ENDS = ("-", "–", "to", "till", "until", "through", "and")  # what _MONTH_BEFORE's text ends in
 
@@ -362,10 +356,9 @@ def _month_name(m: re.Match[str], ctx: Context) -> Hit | None:
     name = m["m"].rstrip(".")
     month = lx.MONTHS[name]
     mod = (m["mod"] or "").replace("the ", "")
-    window = max(0, m.start() - 16)
-    after_month = (  # the look-back ends in a range word (a string test spares most searches)
-        ctx.text[window : m.start()].rstrip().endswith(_RANGE_ENDS)
-        and _MONTH_BEFORE.search(ctx.text, window, m.start()) is not None
+    after_month = (  # the look-back ends in a range word: a string test spares most searches
+        ctx.text[max(0, m.start() - 16) : m.start()].rstrip().endswith(_RANGE_ENDS)
+        and _MONTH_BEFORE.search(ctx.text, max(0, m.start() - 16), m.start()) is not None
     ) or _MONTH_AFTER.match(ctx.text, m.end()) is not None
     if after_month and not (mod or m["cue"]):
         hit = make_hit(m, *month_span(ctx.pick_month(month, m.start()), month), "month", yearless=True)

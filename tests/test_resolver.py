@@ -1042,6 +1042,54 @@ def test_the_trigger_index_never_hides_a_phrase(words: list[str], glue: str) -> 
 
 
 
+#: Phrases that wake the rules with ``also`` words or ``needs`` patterns, and their near misses.
+GATED_PHRASES = (
+    "from 3 to 5 June", "June 3-5", "3 - 5 of next month", "between the 4th and 22nd of Sept",
+    "Sept 3 to 12 2024", "from 4 to January 22, 1995", "from the 02 to April 07", "18 and 19 June",
+    "the 3rd or 4th of May",
+    "2014-2018", "from 2014 to 2018", "between 2014 and 2018", "a 2010 trip", "the 2019 season",
+    "my 2015 Honda",
+    "2025-06-14", "2016 10 16", "2025/06/14 09:30", "20161016", "3/2015", "2016/11", "2016-11", "11 - 2016",
+    "2016.11", "2016 - 11", "2018-may-03", "3-may-2019", "may/3", "Dec/2018-May/2019", "3rd-May",
+    "Friday the 21st", "Monday 21", "thursday, 3rd", "on the 5th", "the 21st", "for the 27",
+    "on the first of next month", "mid-June", "early March 2024", "the end of January", "beginning of May",
+    "the week after next", "the year before last", "for the day", "done for the week.", "next week Tuesday",
+    "tuesday of next week", "the 20th of next month", "the 15th day of this month", "in 2 weeks",
+    "in a couple of days", "in about three months", "two Sundays from now", "three Fridays ago", "3 days ago",
+    "two weeks back", "a year earlier", "5 years before now", "2 days later", "a week from now",
+    "3 months hence", "two days in the future", "Christmas 2024", "Easter weekend", "the 4th of July",
+    "new year's eve", "thanksgiving break", "mother's day", "in", "for", "of", "after", "before", "week",
+    "early", "mid", "june", "3", "5", "to", "and", "-", "the", "2019", "10 16", "ago", "from", "later",
+)
+
+
+@given(words=st.lists(st.sampled_from(GATED_PHRASES + tuple(TRIGGER_VOCAB)), max_size=8),
+       glue=st.sampled_from([" ", "  ", "-", "/", ", ", ". ", "\n", "~"]))
+def test_a_rules_also_words_and_needs_hold_for_every_match(words: list[str], glue: str) -> None:
+    """``also`` and ``needs`` are necessary conditions: every match of a rule holds one of its
+    ``also`` words whole, and its text holds its ``needs``; so the index never hides a phrase."""
+    low = glue.join(words).lower()
+    tokens = [(t.start(), t.end(), t.group()) for t in re.finditer(r"[a-z]+", low)]
+    for rule in all_rules():
+        for m in rule.pattern.finditer(low):
+            if rule.also:
+                inside = {w for a, b, w in tokens if m.start() <= a and b <= m.end()}
+                assert inside & rule.also, (rule.handler.__name__, m.group())
+            if rule.needs:
+                assert re.search(rule.needs, low), (rule.handler.__name__, m.group())
+    woken = {id(r) for r in candidate_rules(low)}
+    assert all(id(r) in woken for r in all_rules() if r.pattern.search(low)), low
+
+
+@pytest.mark.parametrize("text", [p for p in GATED_PHRASES if len(p) > 6])
+def test_a_gated_phrase_wakes_every_rule_that_reads_it(text: str) -> None:
+    """Each phrase above: the rules whose pattern matches it are all among those woken for it."""
+    low = text.lower()
+    woken = {id(r) for r in candidate_rules(low)}
+    matching = [r for r in all_rules() if r.pattern.search(low)]
+    assert matching, text  # a phrase some rule reads
+    assert all(id(r) in woken for r in matching), [r.handler.__name__ for r in matching if id(r) not in woken]
+
 
 def test_every_holiday_name_holds_a_word_that_wakes_the_holiday_rule() -> None:
     """The holiday rule is woken by its words only, not by digits: "4th of July" holds "th" and "july"."""

@@ -146,8 +146,8 @@ from zoneinfo import ZoneInfo
 from ...errors import InvalidInputError, NaiveDatetimeError
 from ..clock import UTC_ZONE, zone
 from . import dates, holidays, relative, spans  # noqa: F401  (registers their rules)
-from .combine import candidate_rules, combine_hits, scan
-from .context import Context, has_trigger
+from .combine import candidate_rules, combine_hits, find_matches, scan
+from .context import Context
 from .mention import TimeMention
 
 __all__ = ["TimeMention", "find_times", "rewrite", "DATE_ORDERS"]
@@ -201,10 +201,13 @@ def find_times(
         raise InvalidInputError(f"date_order={date_order!r} is not known: expected one of {DATE_ORDERS}")
     z = zone(tz)
     low = _fold_case(text)
-    if not has_trigger(low):  # most chat has no time word: one search, no context built
-        return []
+    # The pre-filter: the rules the message's words and digits can wake (has_trigger's question
+    # is asked on the way, so it is not asked first: most chat that reaches here passes it anyway).
     rules = candidate_rules(low)
-    if not rules:  # no word in the message could start a time phrase
+    if not rules:  # no word in the message could start a time phrase: no context built
+        return []
+    matched = find_matches(low, rules)
+    if not matched:  # words that could start one, but no phrase: still no context built
         return []
     try:
         local_sent = sent_at.astimezone(z).replace(tzinfo=None)
@@ -212,7 +215,7 @@ def find_times(
         return []
     ctx = Context(low, local_sent, z, date_order)
     mentions = []
-    for h in combine_hits(ctx, scan(ctx, rules)):
+    for h in combine_hits(ctx, scan(ctx, matched)):
         if not h.standalone:
             continue
         try:

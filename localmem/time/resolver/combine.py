@@ -18,7 +18,7 @@ from .calendar import (
     weekday_from,
     years_later,
 )
-from .context import Context, Hit, Rule, at_word_start, digit_shapes, rules_for
+from .context import Context, Hit, Rule, at_word_start, digit_shapes, rules_in
 from .relative import CLOCK, DURATION, clock_parts, counted_offset
 
 _WORD = re.compile(r"[a-z]+")
@@ -27,15 +27,29 @@ _DIGIT = re.compile(r"\d")
 
 def candidate_rules(text: str) -> list[Rule]:
     """The rules worth running on ``text`` (lower-cased): those its words or digits can wake."""
-    return rules_for(set(_WORD.findall(text)), digit_shapes(text))
+    return rules_in(text, set(_WORD.findall(text)), digit_shapes(text))
 
 
-def scan(ctx: Context, rules: list[Rule]) -> list[Hit]:
-    found: list[Hit] = []
-    text = ctx.text
+def find_matches(text: str, rules: list[Rule]) -> list[tuple[Rule, list[re.Match[str]]]]:
+    """Each rule's matches in ``text`` (lower-cased), for the rules that have any, in rule order.
+    Matching has no side effects, so it runs before any context is built: a message whose woken
+    rules all fail to match costs no more."""
+    found = []
     for rule in rules:
+        matches = list(rule.pattern.finditer(text))
+        if matches:
+            found.append((rule, matches))
+    return found
+
+
+def scan(ctx: Context, matched: list[tuple[Rule, list[re.Match[str]]]]) -> list[Hit]:
+    """The phrases the rules' matches (:func:`find_matches`) read, none overlapping: each match's
+    handler runs in rule order, then match order (the order tense is first asked in, which
+    its per-clause memo depends on); the longest phrases win."""
+    found: list[Hit] = []
+    for rule, matches in matched:
         handler = rule.handler
-        for m in rule.pattern.finditer(text):
+        for m in matches:
             try:
                 hit = handler(m, ctx)
             except (ValueError, OverflowError):  # arithmetic past year 9999 or before year 1
@@ -482,8 +496,9 @@ def _refine(ctx: Context, h: Hit) -> None:
                 h.start = h.end
             h.end, h.kind, h.lo = None, "since", m.start()
             return
-    m = _PREP_LEAD.search(text, window, h.lo)
-    if m and h.kind == "point" and not h.present:  # "working on currently", "it's over now"
+    # "working on currently", "it's over now"; the lead ends in a space, so no space, no search
+    if h.kind == "point" and not h.present and text[h.lo - 1 : h.lo].isspace() \
+            and (m := _PREP_LEAD.search(text, window, h.lo)):
         h.lo = m.start()
 
 

@@ -206,13 +206,20 @@ class Rule:
     digits: int  # the digits in a row a match holds (0: it may hold none, and words wake it)
     gate: str = ""  # the look-ahead after the word edge: what a match can begin with ("" none)
     shape: str = ""  # what every match holding a digit contains ("" when no digit wakes the rule)
+    also: frozenset[str] = frozenset()  # words of which every match holds one, whole (empty: no such set)
+    needs: str = ""  # a pattern every match holds a substring of ("" none)
 
 
 _RULES: list[Rule] = []
 _BY_WORD: dict[str, list[int]] = {}  # trigger word -> the rules (by index) it wakes
 _SHAPES: dict[str, tuple[re.Pattern[str], list[int]]] = {}  # digit shape -> its pattern, the rules it wakes
 _TRIGGERS: set[str] = set()  # every word in some rule's ``when`` (the keys of _BY_WORD, as a set)
-_PICKED: dict[tuple[frozenset[str], int], list[Rule]] = {}  # the rules_for answers seen so far
+_KEYWORDS: set[str] = set()  # _TRIGGERS and every rule's ``also`` words: what a message's words are cut to
+_NEEDS: dict[str, re.Pattern[str]] = {}  # each distinct ``needs`` pattern, compiled once
+#: What rules_for answered for each (words, shapes) seen so far: the rules, the distinct ``needs``
+#: patterns among them, and the rules left for each mask of the needs a message holds.
+_Pick = tuple[list["Rule"], tuple[re.Pattern[str], ...], dict[int, list["Rule"]]]
+_PICKED: dict[tuple[frozenset[str], int], _Pick] = {}
 _PICKED_MAX = 4096
 
 
@@ -229,24 +236,49 @@ def digit_shapes(text: str) -> int:
     return mask
 
 
-def rules_for(words: set[str], shapes: int) -> list[Rule]:
-    """The rules a message with these words, holding the digit shapes ``shapes`` (a
-    :func:`digit_shapes` mask), can match, in registration order."""
-    triggers = frozenset(words & _TRIGGERS)
-    key = (triggers, shapes)
-    rules = _PICKED.get(key)
-    if rules is None:
+def _picked(words: set[str], shapes: int) -> _Pick:
+    key = (frozenset(words & _KEYWORDS), shapes)
+    entry = _PICKED.get(key)
+    if entry is None:
         picked: set[int] = set()
         for bit, (_pattern, woken) in enumerate(_SHAPES.values()):
             if shapes >> bit & 1:
                 picked.update(woken)
-        for word in triggers:
+        for word in key[0] & _TRIGGERS:
             picked.update(_BY_WORD[word])
-        rules = [_RULES[i] for i in sorted(picked)]
+        rules = [r for r in (_RULES[i] for i in sorted(picked)) if not r.also or r.also & key[0]]
+        needs = tuple(dict.fromkeys(_NEEDS[r.needs] for r in rules if r.needs))
         if len(_PICKED) >= _PICKED_MAX:  # many distinct word sets: start over rather than grow
             _PICKED.clear()
-        _PICKED[key] = rules
-    return rules
+        entry = _PICKED[key] = (rules, needs, {})
+    return entry
+
+
+def rules_for(words: set[str], shapes: int) -> list[Rule]:
+    """The rules a message with these words, holding the digit shapes ``shapes`` (a
+    :func:`digit_shapes` mask), can match, in registration order: woken by a ``when`` word or a
+    shape, and holding one of their ``also`` words. Their ``needs`` are not looked at here
+    (:func:`rules_in` does, given the text)."""
+    return _picked(words, shapes)[0]
+
+
+def rules_in(text: str, words: set[str], shapes: int) -> list[Rule]:
+    """The rules the lower-cased ``text``, whose words are ``words`` and digit shapes ``shapes``,
+    can match: :func:`rules_for`, less those whose ``needs`` pattern the text does not hold.
+    Each distinct ``needs`` is searched once, and only when some woken rule asks for it."""
+    rules, needs, by_mask = _picked(words, shapes)
+    if not needs:
+        return rules
+    mask, bit = 0, 1
+    for pattern in needs:
+        if pattern.search(text) is not None:
+            mask |= bit
+        bit <<= 1
+    kept = by_mask.get(mask)
+    if kept is None:
+        held = {p.pattern for i, p in enumerate(needs) if mask >> i & 1}
+        kept = by_mask[mask] = [r for r in rules if not r.needs or r.needs in held]
+    return kept
 
 
 def all_rules() -> list[Rule]:
@@ -292,7 +324,13 @@ WORD_END = r"(?![\w/]|[.:]\d)"  # ... and ends at one
 
 
 def register_rule(
-    pattern: str, *, when: Iterable[str] = (), digits: bool | int = False, shape: str = ""
+    pattern: str,
+    *,
+    when: Iterable[str] = (),
+    digits: bool | int = False,
+    shape: str = "",
+    also: Iterable[str] = (),
+    needs: str = "",
 ) -> Callable[[_Handler], _Handler]:
     """Register a phrase rule. It runs only on a message holding one of the words ``when``
     or, with ``digits``, that many digits in a row (True: one; 4 for a rule whose every match
@@ -301,20 +339,35 @@ def register_rule(
     ``shape`` sharpens ``digits``: a pattern that every match holding a digit contains (a
     necessary condition, never a guess: "\\d0\\s?'?s" for "the 90s", "1980's"), so a message
     whose digits are a price or a score does not wake the rule. It must hold a digit and imply
-    ``digits`` in a row; without it the shape is the digits in a row themselves."""
+    ``digits`` in a row; without it the shape is the digits in a row themselves.
+
+    ``also`` and ``needs`` spare a woken rule its scan when the message cannot hold a match
+    after all; both are necessary conditions, never guesses. ``also``: words of which every
+    match holds one whole (as ``[a-z]+`` cuts the text: "in" for "in 2 weeks"), a set lookup.
+    ``needs``: a pattern (compiled without flags) that matches a substring of every match, searched
+    once per message however many rules share it, e.g. the two days and the dash of "June 3-5".
+    It pays when it opens with a literal or one character set (every branch with a literal), which
+    lets ``re`` skip to the characters that can start it: "\\d\\d\\d\\d", not "\\d{4}"."""
 
     def register(fn: _Handler) -> _Handler:
         index = len(_RULES)
         body = "(?:" + pattern + ")" + WORD_END
         first = first_chars(body)  # a look-ahead that spares most word edges a whole try
         gate = f"(?={first})" if first else ""
-        full = _B + gate + body  # every branch starts and ends at a word edge
+        # Every branch starts and ends at a word edge. The look-ahead goes first: at most positions
+        # it fails on one character, before the look-behind is tried (the same matches either way).
+        full = gate + _B + body
         run = int(digits)
-        digit_shape = (shape or (r"\d" if run == 1 else rf"\d{{{run}}}")) if run else ""
-        _RULES.append(Rule(re.compile(full), fn, frozenset(when), run, gate, digit_shape))
+        # "\d\d\d\d", not "\d{4}": a pattern opening with a character set lets re skip to the digits
+        digit_shape = (shape or r"\d" * run) if run else ""
+        rule = Rule(re.compile(full), fn, frozenset(when), run, gate, digit_shape, frozenset(also), needs)
+        _RULES.append(rule)
         for word in frozenset(when):
             _BY_WORD.setdefault(word, []).append(index)
             _TRIGGERS.add(word)
+        _KEYWORDS.update(when, also)
+        if needs:
+            _NEEDS.setdefault(needs, re.compile(needs))
         if digit_shape:
             _SHAPES.setdefault(digit_shape, (re.compile(digit_shape), []))[1].append(index)
         _PICKED.clear()

@@ -134,6 +134,8 @@ def _weekday_of(year: int, month: int, day: int) -> int | None:
 @register_rule(
     rf"{_LEAD_WD}(?P<m>{lx.MONTH})(?:\s*|-|,\s*(?=\d{{1,2}}(?:st|nd|rd|th)|{lx.ORDINAL_WORD}))(?:the\s+)?(?P<d>{lx.DAY}|{_CARDINAL_DAY}){WORD_END}(?:(?:\s*,\s*|\s+|-)(?:in\s+|of\s+)?(?P<y>{ANY_YEAR}))?",
     when=lx.MONTH_WORDS,
+    # the month (a dot after any name: a wider net), then the day
+    needs=rf"{lx.alt(lx.MONTHS)}\.?(?:\s*|-|,\s*)(?:the\s+)?(?:\d|{lx.ORDINAL_WORD}|twenty|thirty)",
 )
 @register_rule(
     rf"{_LEAD_WD}(?:the\s+)?(?P<d>{lx.DAY}|(?<=on\s){_CARDINAL_BEFORE})(?:\s+of)?[\s-]+(?P<m>{lx.MONTH})"
@@ -158,6 +160,7 @@ def _named_day(m: re.Match[str], ctx: Context) -> Hit | None:
     r"|(?P<sy>(?:19|20)\d\d) (?P<smo>0?[1-9]|1[0-2]) (?P<sd>0?[1-9]|[12]\d|3[01])(?![\d:]))"
     r"(?:[t\s]+(?:at\s+)?(?P<h>[01]?\d|2[0-3]):(?P<mi>[0-5]\d))?",
     digits=4,
+    needs=r"\d[-/. ]\d",
 )
 def _iso_date(m: re.Match[str], ctx: Context) -> Hit | None:
     """2025-06-14, 2024/03/05, 2025-06-14 09:30, 2016 10 16."""
@@ -238,6 +241,7 @@ def _numeric_date(m: re.Match[str], ctx: Context) -> Hit | None:
     rf"(?P<y>{lx.YEAR})[/-](?P<m>{lx.MONTH})[/-](?P<d>{lx.DAY_NUMBER})|(?P<d2>{lx.DAY_NUMBER})[/-](?P<m2>{lx.MONTH})"
     rf"(?:[/-](?P<y2>{lx.YEAR}))?|(?P<m3>{lx.MONTH})/(?P<d3>{lx.DAY_NUMBER})",
     when=lx.MONTH_WORDS,
+    needs=r"[/-](?:(?<=\d[/-])|(?<=st[/-])|(?<=nd[/-])|(?<=rd[/-])|(?<=th[/-])|(?<=/)(?=\d))",  # 3/may
 )
 def _mixed_date(m: re.Match[str], ctx: Context) -> Hit | None:
     """2019/aug/01, 22/Jan/2019, Oct/2."""
@@ -249,6 +253,7 @@ def _mixed_date(m: re.Match[str], ctx: Context) -> Hit | None:
 @register_rule(
     rf"(?P<wd>{lx.WEEKDAY})[\s,]+(?:the\s+)?(?P<d>{lx.DAY})(?!\s*(?:/|:|am|pm|{lx.MONTH}|{lx.UNIT}\b))",
     when=lx.WEEKDAY_WORDS,
+    needs=rf"{lx.WEEKDAY}[\s,]+(?:the\s+)?(?:\d|{lx.ORDINAL_WORD})",
 )
 def _weekday_day(m: re.Match[str], ctx: Context) -> Hit | None:
     """Monday 21, Thursday the 21st: the nearest month where that day is that weekday."""
@@ -282,7 +287,8 @@ def _weekday_day_near(today: date, wd: int, day: int, direction: str | None) -> 
     return min(options, key=lambda d: abs((d - today).days))
 
 
-@register_rule(r"(?P<y>(?:19|20)\d\d)(?P<mo>0[1-9]|1[0-2])(?P<d>0[1-9]|[12]\d|3[01])", digits=4)
+@register_rule(r"(?P<y>(?:19|20)\d\d)(?P<mo>0[1-9]|1[0-2])(?P<d>0[1-9]|[12]\d|3[01])", digits=4,
+               needs=r"\d" * 8)
 def _compact_date(m: re.Match[str], ctx: Context) -> Hit | None:
     """20161016, as in file names."""
     try:
@@ -294,6 +300,7 @@ def _compact_date(m: re.Match[str], ctx: Context) -> Hit | None:
 @register_rule(
     r"(?P<a>\d{1,2})(?:[/-](?P<y>\d{4})|(?:\s+-\s*|\s*-\s+)(?P<ys>(?:19|20)\d\d))|(?P<y2>\d{4})\s?/\s?(?P<a2>\d{1,2})|(?P<y3>\d{4})\s?[-.]\s?(?P<a3>0?[1-9]|1[0-2])(?!\d)",
     digits=4,
+    needs=r"\d\s*[/.-]\s*\d",
 )
 def _numeric_month(m: re.Match[str], ctx: Context) -> Hit | None:
     """3/2015, 2016/11, 2016-11, 11 - 2016."""
@@ -328,9 +335,8 @@ _MODAL_MAY = re.compile(r"\s+(?:i|we|you|he|she|it|they|be|have|not|also|well|ju
 
 
 _MONTH_AFTER = re.compile(rf"\s*(?:-|–|to|till|until|through)\s*{lx.MONTH}\b")
-
-
 _MONTH_BEFORE = re.compile(rf"\b{lx.MONTH}\s*(?:-|–|to|till|until|through|and)\s*$")
+_RANGE_ENDS = ("-", "–", "to", "till", "until", "through", "and")  # what _MONTH_BEFORE's text ends in
 
 
 _MONTH_CUE = (
@@ -350,10 +356,10 @@ def _month_name(m: re.Match[str], ctx: Context) -> Hit | None:
     name = m["m"].rstrip(".")
     month = lx.MONTHS[name]
     mod = (m["mod"] or "").replace("the ", "")
-    after_month = (
-        _MONTH_BEFORE.search(ctx.text, max(0, m.start() - 16), m.start()) is not None
-        or _MONTH_AFTER.match(ctx.text, m.end()) is not None
-    )
+    after_month = (  # the look-back ends in a range word: a string test spares most searches
+        ctx.text[max(0, m.start() - 16) : m.start()].rstrip().endswith(_RANGE_ENDS)
+        and _MONTH_BEFORE.search(ctx.text, max(0, m.start() - 16), m.start()) is not None
+    ) or _MONTH_AFTER.match(ctx.text, m.end()) is not None
     if after_month and not (mod or m["cue"]):
         hit = make_hit(m, *month_span(ctx.pick_month(month, m.start()), month), "month", yearless=True)
         return hit
@@ -387,6 +393,7 @@ def _month_name(m: re.Match[str], ctx: Context) -> Hit | None:
     rf"(?P<mod>early|mid|late|the\s+(?:beginning|start|middle|end)\s+of|(?:beginning|start|middle|end)\s+of)"
     rf"[\s-]+(?P<m>{lx.MONTH})(?:,?\s+(?P<y>{lx.YEAR}))?",
     when=lx.MONTH_WORDS,
+    also=("early", "mid", "late", "beginning", "start", "middle", "end"),
 )
 def _month_part(m: re.Match[str], ctx: Context) -> Hit | None:
     """early March, mid-June 2024, late May, the end of January."""
@@ -603,6 +610,7 @@ def _week_number(m: re.Match[str], ctx: Context) -> Hit | None:
 @register_rule(
     rf"(?:the\s+)?(?P<d>{lx.DAY})(?:\s+day)?\s+of\s+(?:the\s+)?(?P<rel>this|next|last|previous|following)\s+month",
     when=("month",),
+    also=("of",),
 )
 def _day_of_relative_month(m: re.Match[str], ctx: Context) -> Hit | None:
     """the 20th of next month, the 15th day of this month."""
@@ -624,6 +632,7 @@ def _day_of_relative_month(m: re.Match[str], ctx: Context) -> Hit | None:
     r"|\s+(?:after|before|but|so|at|in|for|with|when|because|too|then|i|we|he|she|they|you|my|our|his|her|their|morning|afternoon|evening|night)\b)"
     r"(?:\s+of\s+(?P<rel>this|next|last)\s+month)?",
     when=lx.NUMBER_TOKENS,
+    needs=rf"(?:the|on)\s+(?:\d|{lx.ORDINAL_WORD})",
     digits=True,
     shape=r"(?:the|on)\s+\d",
 )

@@ -18,6 +18,7 @@ _HOLIDAY_MOD = r"(?:(?P<mod>this|next|last|the\s+following|following)\s+)?"
     rf"{_HOLIDAY_MOD}(?P<h>{lx.HOLIDAY})(?:\s+(?P<y>{lx.YEAR}))?"
     rf"(?:\s+(?P<we>weekend)(?:\s+(?P<y2>{lx.YEAR}))?|\s+(?P<per>break|holidays?|vacation|hols))?",
     when=lx.HOLIDAY_WORDS,  # every holiday holds one ("4th of july": "th", "july"): digits need not wake it
+    needs=lx.HOLIDAY,
 )
 def _holiday(m: re.Match[str], ctx: Context) -> Hit | None:
     """Christmas, Easter 2024, next Thanksgiving, labor day weekend, Easter weekend, Christmas break."""

@@ -88,6 +88,7 @@ def _weekday(m: re.Match[str], ctx: Context) -> Hit | None:
     rf"(?:{_REL}\s+week(?:'s)?\s+(?:on\s+)?(?P<wd>{lx.WEEKDAY})|(?P<wd2>{lx.WEEKDAY})\s+(?:of\s+)?"
     r"(?P<mod2>this|last|next|previous|the\s+following)\s+week)",
     when=lx.WEEKDAY_WORDS,
+    also=("week",),
 )
 def _weekday_of_week(m: re.Match[str], ctx: Context) -> Hit | None:
     """next week Tuesday, tuesday of next week, this week Monday."""
@@ -223,6 +224,7 @@ def _the_weekend(m: re.Match[str], ctx: Context) -> Hit | None:
 @register_rule(
     r"the\s+(?P<unit>week|weekend|month|year)\s+(?P<dir>after|before)\s+(?:the\s+)?(?P<rel>next|last)",
     when=("week", "weekend", "month", "year"),
+    also=("after", "before"),
 )
 def _after_next(m: re.Match[str], ctx: Context) -> Hit | None:
     """the week after next, the year before last."""
@@ -324,6 +326,7 @@ def _ceil(at: datetime, precision: str) -> datetime:
     rf"{DURATION}\s+(?P<dir>ago|back|earlier|before\s+now|later(?!\s+(?:this|today|in\s+the|that))|from\s+now"
     r"|from\s+today|hence|in\s+the\s+(?:future|past))",
     when=("ago", "back", "earlier", "before", "later", "from", "hence", "future", "past"),
+    needs=rf"{lx.UNIT}\s+(?:ago|back|earlier|before\s+now|later|from\s+now|from\s+today|hence|in\s+the\s+(?:future|past))",
 )
 def _ago(m: re.Match[str], ctx: Context) -> Hit | None:
     """3 days ago, a few weeks ago, 1 month and 21 days ago, two weeks from now, 3 weeks later,
@@ -408,6 +411,7 @@ def _within_from(m: re.Match[str], ctx: Context) -> Hit | None:
 @register_rule(
     rf"in\s+(?:(?:about|around|roughly|like|maybe|just)\s+)?{DURATION}(?!\s+(?:time|of|from|since))",
     when=lx.UNIT_WORDS,
+    also=("in",),
 )
 def _in_duration(m: re.Match[str], ctx: Context) -> Hit | None:
     """in 2 weeks, in a couple of days: a future moment, unless it is a duration ("in 58 minutes")."""
@@ -645,6 +649,7 @@ def _weekends_away(m: re.Match[str], ctx: Context) -> Hit | None:
     rf"(?P<q>{lx.QUANTITY})\s+(?P<wd>{lx.WEEKDAY_FULL})s?\s+"
     r"(?P<dir>ago|back|earlier|later|from\s+now|from\s+today|hence)",
     when=tuple(w + "s" for w in lx.WEEKDAY_WORDS) + tuple(lx.WEEKDAY_WORDS),
+    also=("ago", "back", "earlier", "later", "from", "hence"),
 )
 def _weekdays_away(m: re.Match[str], ctx: Context) -> Hit | None:
     """two Sundays from now, three Fridays ago: that weekday counted one by one from today."""
@@ -662,6 +667,7 @@ def _weekdays_away(m: re.Match[str], ctx: Context) -> Hit | None:
 @register_rule(
     r"for\s+the\s+(?P<unit>day|week|month|year)(?=\s*(?:[.,!?;)]|$|\s+(?:and|but|so|too|though|anyway)\b))",
     when=("day", "week", "month", "year"),
+    also=("for",),
 )
 def _for_the_unit(m: re.Match[str], ctx: Context) -> Hit | None:
     """I'm done for the day, away for the month: the one under way (not "for the day we met")."""

@@ -20,12 +20,16 @@ from .context import Context, Hit, make_hit, register_rule
 from .dates import ANY_YEAR, year_of, yearless_day
 
 _TO = r"\s*(?:-|–|—|~|to|till|til|until|through|thru|and)\s*"
+#: What a range of days holds: "3-5", "4 to the 22nd": a first day ending in a digit or in st, nd, rd,
+#: th (as every ordinal does), the dash or word, a second day. It opens with one character set.
+_TWO_DAYS = rf"[\ddht]{_TO}(?:the\s+)?(?:\d|{lx.ORDINAL_WORD})"
 
 
 @register_rule(
     rf"(?:(?P<pre>from|between)\s+)?(?:the\s+)?(?P<d1>{lx.DAY}){_TO}(?:the\s+)?(?P<d2>{lx.DAY})(?:\s+of)?\s+"
     rf"(?:(?P<m>{lx.MONTH})(?:,?\s+(?P<y>{ANY_YEAR}))?|(?P<rel>this|next|last)\s+month)",
     when=lx.MONTH_WORDS | {"month"},
+    needs=_TWO_DAYS,
 )
 def _days_then_month(m: re.Match[str], ctx: Context) -> Hit | None:
     """from 4 to 22 January 1995, between 3 and 12 of Sept, 4 to 23 next month."""
@@ -36,6 +40,7 @@ def _days_then_month(m: re.Match[str], ctx: Context) -> Hit | None:
     rf"(?:(?P<pre>from|between)\s+)?(?P<m>{lx.MONTH})\s+(?:between\s+)?(?:the\s+)?(?P<d1>{lx.DAY})"
     rf"{_TO}(?:the\s+)?(?P<d2>{lx.DAY})(?:,?\s+(?P<y>{ANY_YEAR}))?",
     when=lx.MONTH_WORDS,
+    needs=_TWO_DAYS,
 )
 def _month_then_days(m: re.Match[str], ctx: Context) -> Hit | None:
     """June 3-5, Sept 3 to 12 2024, November between 19 and 20."""
@@ -46,6 +51,7 @@ def _month_then_days(m: re.Match[str], ctx: Context) -> Hit | None:
     rf"(?P<pre>from|between)\s+(?:the\s+)?(?P<d1>{lx.DAY}){_TO}(?P<m>{lx.MONTH})\s+(?:the\s+)?(?P<d2>{lx.DAY})"
     rf"(?:,?\s+(?P<y>{ANY_YEAR}))?",
     when=lx.MONTH_WORDS,
+    also=("from", "between"),
 )
 def _day_to_month_day(m: re.Match[str], ctx: Context) -> Hit | None:
     """from 4 to January 22, 1995; from 02 to April 07: the first day shares the month named last."""
@@ -89,6 +95,7 @@ def _day_range(m: re.Match[str], ctx: Context, d1: str, d2: str) -> Hit | None:
 @register_rule(
     rf"(?:(?P<pre>from|between)\s+)?(?P<y1>{lx.YEAR})\s*(?:-|–|~|to|till|until|through|and)\s*(?P<y2>{lx.YEAR})",
     digits=4,
+    needs=rf"{lx.YEAR}\s*(?:-|–|~|to|till|until|through|and)\s*{lx.YEAR}",
 )
 def _year_range(m: re.Match[str], ctx: Context) -> Hit | None:
     """2014-2018, from 2014 to 2018, between 2014 and 2018."""
@@ -111,6 +118,7 @@ _MEASURE = (
     rf"(?:a|an|the|my|our|his|her|their|that|this|its|your)\s+(?P<y>(?:19|20)\d\d)"
     rf"(?=\s+(?!{_MEASURE}\b)[a-z])",
     digits=4,
+    needs=r"\s(?:19|20)\d\d\s",
 )
 def _adjectival_year(m: re.Match[str], ctx: Context) -> Hit | None:
     """a 2010 trip, the 2019 season, my 2015 Honda: a year used as an adjective."""
@@ -131,6 +139,8 @@ _ORDINAL_N = {"first": 1, "last": -1, "final": -1}
     rf"(?:(?P<rel>this|next|last|previous|(?<=the\s)(?=year|month))\s*(?P<pu>year|month)|(?P<y>{lx.YEAR})"
     rf"|(?P<m>{lx.MONTH})(?:,?\s+(?P<my>{lx.YEAR}))?)",
     when=("day", "days", "week", "weeks", "month", "months"),
+    # every ordinal ends in st, nd, rd or th ("first", "3rd", "twentieth"), as "last" does
+    needs=rf"(?:st|nd|rd|th|final)\s+(?:{lx.QUANTITY}\s+)?(?:days?|weeks?|months?)\s",
 )
 def _units_of_period(m: re.Match[str], ctx: Context) -> Hit | None:
     """the third month of 2021, the first 2 weeks of 2021, the last four months of 2021, first ten days

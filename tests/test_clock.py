@@ -203,6 +203,13 @@ def test_the_fast_path_for_aware_datetimes_checks_the_range_too(value: datetime)
         datetime.min.replace(tzinfo=UTC))
 
 
+@given(st.datetimes(timezones=st.sampled_from([UTC, TOKYO, BERLIN, ZoneInfo("America/Adak")])))
+def test_to_micros_counts_the_microseconds_since_the_epoch(value: datetime) -> None:
+    """to_micros is the elapsed days, seconds and microseconds since 1970-01-01 UTC, counted out."""
+    delta = value - datetime(1970, 1, 1, tzinfo=UTC)
+    assert to_micros(value) == (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
 class _NoOffset(tzinfo):
     """A tzinfo that knows no offset: a datetime carrying it is naive (Python's rule)."""
 

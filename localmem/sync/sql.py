@@ -229,17 +229,16 @@ INDEX_CONTENT_RANGE = ("INSERT INTO content_fts (rowid, text, owner)"
 #: memory's kind and key (schema 9's local copies), which the import has at hand: it checked the
 #: revision against its memory's row. Two scalar subqueries per row instead cost ~3% of the writes
 #: (instructions, measured). Parameters: seq, STORED_REVISION_COLUMNS, kind, key.
-INSERT_REVISION_AT = (
-    f"INSERT INTO revisions (seq, {', '.join(STORED_REVISION_COLUMNS)}, memory_kind, memory_key)"
-    f" VALUES ({', '.join('?' * (len(STORED_REVISION_COLUMNS) + 3))})")
+_INSERT_REVISIONS = (f"INSERT INTO revisions (seq, {', '.join(STORED_REVISION_COLUMNS)},"
+                     " memory_kind, memory_key)")
+_REVISION_ROW = f"({', '.join('?' * (len(STORED_REVISION_COLUMNS) + 3))})"
+INSERT_REVISION_AT = f"{_INSERT_REVISIONS} VALUES {_REVISION_ROW}"
 #: Revisions one INSERT_REVISIONS_AT writes. Each execution of an INSERT into revisions builds
 #: three small ephemeral tables for the CHECKs with IN lists (op, precision, valid_source), whatever
 #: the number of rows it inserts: one row per execution spends ~18,000 instructions a row on that
 #: alone (callgrind, 20k rows), a third of the insert's own cost; 64 rows a statement spread it.
 REVISIONS_PER_STATEMENT = 64
 #: INSERT_REVISION_AT for REVISIONS_PER_STATEMENT rows at once (their parameters one after another).
-INSERT_REVISIONS_AT = (INSERT_REVISION_AT.split(" VALUES ")[0] + " VALUES "
-                       + ", ".join(["(" + ", ".join("?" * (len(STORED_REVISION_COLUMNS) + 3)) + ")"]
-                                   * REVISIONS_PER_STATEMENT))
+INSERT_REVISIONS_AT = f"{_INSERT_REVISIONS} VALUES {', '.join([_REVISION_ROW] * REVISIONS_PER_STATEMENT)}"
 #: How many revisions first..last have content (the rest were not let in: their memory is erased here).
 CONTENT_IN_RANGE = "SELECT count(*) FROM content WHERE rev_seq BETWEEN ? AND ?"

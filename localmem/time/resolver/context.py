@@ -292,29 +292,6 @@ def trigger_words() -> frozenset[str]:
 
 
 _DIGIT = re.compile(r"\d")
-_trigger: tuple[int, re.Pattern[str]] | None = None
-
-
-def trigger_pattern() -> re.Pattern[str]:
-    """Every rule's ``when`` words in one pattern, each ending at a letter boundary.
-
-    Built from the registry on first use (and again after a rule is registered), so a new
-    rule's words are in it without anyone listing them. It is a plain alternation of letters
-    (a trie), which lets ``re`` skip to a possible first letter instead of trying every spot.
-    """
-    global _trigger
-    if _trigger is None or _trigger[0] != len(_RULES):
-        _trigger = (len(_RULES), re.compile(lx.alt(_BY_WORD) + "(?![a-z])" if _BY_WORD else "(?!)"))
-    return _trigger[1]
-
-
-def has_trigger(text: str) -> bool:
-    """Whether the lower-cased ``text`` could wake any rule: a ``when`` word or, when some rule
-    reads digits, a digit. A necessary condition only ("xmay" passes): a message failing it
-    holds no time phrase, and the word index decides which rules run on one passing it."""
-    if _SHAPES and _DIGIT.search(text) is not None:
-        return True
-    return trigger_pattern().search(text) is not None
 
 
 _B = r"(?<![\w/.:])"  # a phrase starts at a word edge, not inside a number or a path

@@ -57,6 +57,32 @@ def test_its_flags_are_the_reads(store: localmem.Store, clock: FrozenClock) -> N
     assert gone is not None and gone.erased and gone.text is None
 
 
+
+def test_what_a_write_returns_behaves_as_an_eager_revision(store: localmem.Store, clock: FrozenClock) -> None:
+    """add, correct and retract return the revision over the row they wrote, decoded when read:
+    equal to the read at its recorded time, frozen, pickled and replaced as an eager one."""
+    added = store.add("Booked the dentist for tomorrow", user_id="sam", value={"fee": 40},
+                      attributes={"topic": "health"}, expires="2026-03-01")
+    clock.advance(hours=1)
+    corrected = store.correct(added.memory_id, value={"fee": 45})
+    clock.advance(hours=1)
+    retracted = store.retract(added.memory_id, "cancelled")
+    for rev in (added, corrected, retracted):
+        read = store.get(rev.memory_id, known_at=rev.recorded_at, valid_at=rev.recorded_at)
+        assert isinstance(rev, localmem.Revision) and rev == read and read == rev
+        assert repr(rev) == repr(read) and rev.to_dict() == read.to_dict()
+        assert pickle.loads(pickle.dumps(rev)) == read and copy.deepcopy(rev) == read
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            rev.text = "other"  # type: ignore[misc]
+        assert type(dataclasses.replace(rev, reason="r")) is localmem.Revision
+    assert corrected.value == {"fee": 45} and corrected.version == 2 and corrected.corrected
+    assert retracted.retracted and retracted.reason == "cancelled" and retracted.expires_at is not None
+    assert retracted.expired == (retracted.expires_at <= retracted.recorded_at)
+    plain = store.add("no dicts here", user_id="ann", resolve=False)
+    assert hash(plain) == hash(store.get(plain.memory_id)) and plain.valid_source == "assumed"
+    past = store.add("old permit", user_id="ann", expires="2020-01-01T00:00:00Z", resolve=False)
+    assert past.expired and past.expires_at is not None
+
 #: One write of a random history: (what, which memory (an index into those made so far), hours later).
 WRITES = st.lists(
     st.tuples(st.sampled_from(["add", "add keyed", "correct", "retract", "expire", "erase", "derive"]),

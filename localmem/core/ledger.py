@@ -25,6 +25,7 @@ embedded with their words, erased words scrubbed from the file) are its base cla
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -44,7 +45,7 @@ from . import chain, sql
 from .embedding import Pending
 from .ids import new_id
 from .inputs import check_memory_id, encode_json
-from .revision import Op, Revision, ValidSource, loads_json, new_revision, revision_from_row
+from .revision import Op, Revision, ValidSource, lazy_revision_from_row, revision_from_row
 from .transactions import EARLIEST_RECORDED, LATEST, LATEST_RECORDED, Transactions, erase_marker
 
 __all__ = ["Ledger", "LATEST", "KEY_HEAD_WINDOW", "EARLIEST_RECORDED", "LATEST_RECORDED",
@@ -59,6 +60,15 @@ KEY_HEAD_WINDOW = 64
 
 #: Where :meth:`Ledger.append_new` finds a revision row's seq, memory, user, recorded time and zone.
 _AT = tuple(sql.STAGED[1].columns.index(c) for c in ("seq", "memory_id", "user_id", "recorded_at", "tz"))
+# An appended row's hashed fields are the revision's columns up to hlc; arrived_at and the three
+# hashes follow them (one tuple serves both).
+assert sql.STORED_REVISION_COLUMNS == (*chain.HASHED_FIELDS, "arrived_at", "content_hash", "rev_hash",
+                                       "chain")
+#: From :meth:`Ledger.append`'s row: the hashed fields, the content columns, and a read's columns
+#: (:data:`~localmem.core.sql.REVISION_FIELDS`, what the lazy Revision it returns decodes).
+_HASHED = itemgetter(*chain.HASHED_FIELDS)
+_CONTENT = itemgetter(*sql.CONTENT_COLUMNS)
+_READ = itemgetter(*(name for name, _ in sql.REVISION_FIELDS))
 
 
 class Ledger(Transactions):
@@ -106,7 +116,8 @@ class Ledger(Transactions):
             vf, vt, prec, source = otherwise
         if valid_to is not None:
             vt = to_micros(parse_time(valid_to, name="valid_to", tz=z).at)
-        check_interval(from_micros(vf), None if vt is None else from_micros(vt))
+        if vt is not None:  # an open interval is never empty
+            check_interval(from_micros(vf), from_micros(vt))
         return vf, vt, precision or prec, source
 
     # -- users and memories ---------------------------------------------------------
@@ -176,49 +187,38 @@ class Ledger(Transactions):
         (shifted past a 10-bit counter), or one more than the greatest clock among the
         memory's revisions if that is later (a device whose wall clock lags another's still
         orders its write after what it saw).
+
+        The result is the lazy :class:`Revision` a ``get`` returns, over the row just written
+        (each field decoded when read): nothing is encoded, inserted and then decoded again.
         """
         recorded_at: Micros = row["recorded_at"]
-        memory_id: str = row["memory_id"]
-        rev_id = new_id(recorded_at)
+        row["rev_id"] = new_id(recorded_at)
         hlc = recorded_at << 10
         prev_hash: bytes | None = None
         if row["version"] > 1:
             found = self.connection.execute(
-                sql.MAX_HLC_AND_PREV_HASH, (memory_id, row["prev_rev"])).fetchone()
+                sql.MAX_HLC_AND_PREV_HASH, (row["memory_id"], row["prev_rev"])).fetchone()
             assert found is not None  # an aggregate always gives a row
             seen, prev_hash = found
             if seen is not None and seen >= hlc:
                 hlc = seen + 1
-        content = chain.content_hash(*(row[c] for c in sql.CONTENT_COLUMNS))
-        stored = {**row, "rev_id": rev_id, "origin": self.device_id, "hlc": hlc, "arrived_at": recorded_at,
-                  "retracted": int(row["retracted"]), "corrected": int(row["corrected"]),
-                  "content_hash": content}
-        stored["rev_hash"] = chain.rev_hash(
-            [stored[c] for c in chain.HASHED_FIELDS], row["kind"], row["key"], content, prev_hash)
-        stored["chain"] = self.link(stored["rev_hash"], recorded_at)
-        self.connection.execute(
-            sql.INSERT_REVISION, (*(stored[c] for c in sql.STORED_REVISION_COLUMNS), row["kind"], row["key"]))
-        self._txn_head = stored["chain"]
-        rev_seq = self.connection.last_insert_rowid()
-        self.connection.execute(
-            sql.INSERT_CONTENT, (rev_seq, memory_id, *(row[c] for c in sql.CONTENT_COLUMNS)))
+        row["hlc"], row["origin"] = hlc, self.device_id
+        row["retracted"], row["corrected"] = int(row["retracted"]), int(row["corrected"])
+        content_row = _CONTENT(row)
+        content = chain.content_hash(*content_row)
+        fields = _HASHED(row)
+        rev_hash = chain.rev_hash(fields, row["kind"], row["key"], content, prev_hash)
+        head = self.link(rev_hash, recorded_at)
+        conn, memory_id = self.connection, row["memory_id"]
+        conn.execute(sql.INSERT_REVISION,
+                     (*fields, recorded_at, content, rev_hash, head, row["kind"], row["key"]))
+        self._txn_head = head
+        rev_seq = row["seq"] = conn.last_insert_rowid()
+        conn.execute(sql.INSERT_CONTENT, (rev_seq, memory_id, *content_row))
         if self.embedder is not None:
             self._unembedded.append(Pending(rev_seq, memory_id, row["user_id"], recorded_at, row["text"]))
-        expires_at = row["expires_at"]
-        built: Revision = new_revision(
-            rev_id=rev_id, memory_id=memory_id, user_id=row["user_id"], kind=row["kind"], key=row["key"],
-            version=row["version"], op=row["op"], text=row["text"], value=loads_json(row["value"]),
-            attributes=loads_json(row["attributes"]), source=loads_json(row["source"]),
-            reason=row["reason"], valid_from=from_micros(row["valid_from"]),
-            valid_to=None if row["valid_to"] is None else from_micros(row["valid_to"]),
-            precision=row["precision"], valid_source=row["valid_source"],
-            observed_at=from_micros(row["observed_at"]), recorded_at=from_micros(recorded_at),
-            tz=row["tz"], expires_at=None if expires_at is None else from_micros(expires_at),
-            prev_rev=row["prev_rev"], supersedes=row["supersedes"], superseded_by=row["superseded_by"],
-            origin=self.device_id, retracted=bool(row["retracted"]), corrected=bool(row["corrected"]),
-            erased=False, expired=expires_at is not None and expires_at <= recorded_at, stale=False,
-        )
-        return built
+        row["erased_at"] = None
+        return lazy_revision_from_row(_READ(row), recorded_at)
 
     def newest_seq(self) -> int:
         """The newest local revision number (0 in an empty file)."""

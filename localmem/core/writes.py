@@ -149,6 +149,8 @@ def _read(ledger: Ledger, text: str, source: Any, encoded: Encoded, *, user_id: 
     message's length, and a long one must not hold the write lock while it is read."""
     z = ledger.zone_for(tz, user_id)
     observed = None if observed_at is None else observed_micros(observed_at, 0, z)
+    if not reading:  # nothing is read against a time: the write reads the clock itself
+        return Said(text, encoded, z, observed, None, None)
     clock = None if observed is not None or backfill is not None else ledger.clock_reading()
     at = observed if observed is not None else clock
     assert at is not None  # a backfill always says when each message was sent

@@ -295,25 +295,34 @@ def test_a_memory_id_claimed_for_another_user_is_refused_against_the_hubs_rows(
     assert hub_rows(hub) == before
 
 
-def test_a_file_that_changes_between_its_scan_and_its_import_is_refused(
+def test_a_user_the_first_read_missed_is_locked_on_a_second_attempt(
         hub: Conn, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The staging store is seeded from what the scan read; if the import then reads other bytes
-    (the file was replaced meanwhile), the rows it checked were not checked against the hub's
-    rows their ids name: refused, nothing written."""
+    """The ingest locks the users a pattern finds in the file before it reads their rows; a row
+    naming a user it does not hold (a line the pattern missed, or a file replaced meanwhile)
+    makes it start again with that user locked too, and a file that keeps naming new ones is
+    refused, nothing written."""
     clock = FrozenClock("2026-03-02T08:00:00Z")
     phone = _phone(clock)
     phone.add("Sam lives in Lisbon", user_id="sam")
-    first = Path(phone.export(tmp_path / "first.gz").path)
-    phone.add("Sam moved to Porto", user_id="sam")
-    second = Path(phone.export(tmp_path / "second.gz").path)
-    scan = ingest._scan  # noqa: SLF001 - the scan as it would have read the file before it was replaced
-    monkeypatch.setattr(ingest, "_scan", lambda path: scan(first if path == second else path))
+    path = Path(phone.export(tmp_path / "p.gz").path)
+    attempts: list[set[str]] = []
+    run = ingest._ingest  # noqa: SLF001 - one attempt, observed
+
+    def observed(conn: Conn, source: Path, clock: Any, hub: str, users: set[str]) -> Any:
+        attempts.append(set(users))
+        return run(conn, source, clock, hub, users)
+
+    monkeypatch.setattr(ingest, "_ingest", observed)
+    monkeypatch.setattr(ingest, "file_users", lambda path: set())  # the pattern found nobody
+    monkeypatch.setattr(ingest, "_ATTEMPTS", 1)
     before = hub_rows(hub)
     with pytest.raises(localmem.SyncFileError, match="changed while it was being ingested"):
-        ingest.ingest(hub, second, clock=clock)
+        ingest.ingest(hub, path, clock=clock)
     assert hub_rows(hub) == before
-    monkeypatch.undo()
-    assert ingest.ingest(hub, second, clock=clock).summary.revisions == 2
+    monkeypatch.setattr(ingest, "_ATTEMPTS", 3)
+    attempts.clear()
+    assert ingest.ingest(hub, path, clock=clock).summary.revisions == 1
+    assert attempts == [set(), {"sam"}]
 
 
 def test_the_hubs_tables_are_append_only(hub: Conn, tmp_path: Path) -> None:

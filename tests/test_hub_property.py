@@ -8,7 +8,9 @@ error (an incremental file before the file it follows is refused whole by both).
 random (user, known_at, valid_at), the hub and the receiver return the same memories with
 the same revisions and values: current reads, reads of everything, snapshots, histories and
 single gets, erasures included; and a device importing the hub's own export (the relay)
-ends with exactly the receiver's rows.
+ends with exactly the receiver's rows. Imports check rows in chunks of a random size down to
+one row, so the hub seeds its staging store over many chunks of one file (each chunk's ids
+read from the hub once, a memory's history with the first chunk that names it).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from hypothesis import strategies as st
 
 import localmem
 from localmem.hub import db, ingest, reads, relay
+from localmem.sync import apply
 from localmem.testing import FrozenClock
 
 USERS = ("sam", "ann")
@@ -107,10 +110,12 @@ def _outcome(run: Any) -> tuple[Any, ...]:
 @given(ops=st.lists(op, min_size=4, max_size=30),
        plan=st.lists(st.integers(0, 1000), min_size=1, max_size=10),
        probes=st.lists(st.tuples(st.sampled_from(USERS), st.integers(0, 24), st.sampled_from(VALID_TIMES)),
-                       min_size=2, max_size=6))
+                       min_size=2, max_size=6),
+       chunk=st.sampled_from([1, 3, apply.CHUNK_ROWS]))
 def test_the_hub_and_a_device_that_imported_the_same_files_answer_alike(
         pg_cluster: pg.Cluster, ops: list[tuple[str, int, int]], plan: list[int],
-        probes: list[tuple[str, int, str]]) -> None:
+        probes: list[tuple[str, int, str]], chunk: int) -> None:
+    rows, apply.CHUNK_ROWS = apply.CHUNK_ROWS, chunk
     with tempfile.TemporaryDirectory() as tmp:
         clocks = [FrozenClock(t) for t in
                   ("2026-03-02T09:00:00Z", "2026-03-02T08:30:00Z", "2026-03-02T10:15:00Z")]
@@ -160,6 +165,7 @@ def test_the_hub_and_a_device_that_imported_the_same_files_answer_alike(
             assert hub.execute("SELECT count(*) FROM content WHERE memory_id = ANY(%s)",
                                (list(erased),)).fetchone() == (0,)
         finally:
+            apply.CHUNK_ROWS = rows
             hub.close()
             receiver.close()
             for s in stores:

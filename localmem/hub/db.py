@@ -23,7 +23,8 @@ __all__ = ["HUB_VERSION", "schema_sql", "connect", "init", "hub_id", "errors"]
 #: The version of the hub's schema (hub_meta 'hub_version'). 2: revisions.seq BY DEFAULT (an ingest
 #: numbers a file's revisions itself), no revisions_memory index. 3: revisions keyed (rev_id, user_id)
 #: (no revisions_id index), no content_memory index (an erasure finds content through revisions).
-HUB_VERSION = 3
+#: 4: no GIN index on content (a search matches one user's texts) and no revisions_user_arrived.
+HUB_VERSION = 4
 
 
 def schema_sql() -> str:

@@ -36,7 +36,7 @@ import hashlib
 import itertools
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -68,7 +68,11 @@ from .files import (
     verify,
 )
 
-__all__ = ["import_", "MAX_SKEW"]
+__all__ = ["import_", "MAX_SKEW", "BeforeChunk"]
+
+#: An import's ``before_chunk`` hook: called with each chunk of parsed rows (line number, row),
+#: in file order, before any of them is checked (the hub seeds its staging store from it).
+BeforeChunk = Callable[[list[tuple[int, dict[str, Any]]]], None]
 
 
 #: How far after this store's clock a peer's recorded times may be: one day. Farther ones
@@ -135,8 +139,10 @@ def _shown(micros: int) -> str:
 class _Apply:
     """Checks and applies verified rows inside the import's transaction, counting what it did."""
 
-    def __init__(self, ledger: Ledger, path: Path, arrival: int, clock_now: int) -> None:
+    def __init__(self, ledger: Ledger, path: Path, arrival: int, clock_now: int,
+                 before_chunk: BeforeChunk | None = None) -> None:
         self.ledger, self.conn, self.path = ledger, ledger.connection, path
+        self.before_chunk = before_chunk
         self.arrival = self.last = arrival
         self.clock_now = clock_now
         self.limit = min(clock_now + MAX_SKEW, LATEST_RECORDED - 1)
@@ -293,6 +299,8 @@ class _Apply:
         before it), exactly as a look-up of its own at that point would find them. An id
         that is not a plain ASCII string is looked up on its own, as before.
         """
+        if self.before_chunk is not None:
+            self.before_chunk(batch)
         mem_ids: list[str] = []
         rev_ids: list[str] = []
         prev_ids: list[str] = []
@@ -576,10 +584,13 @@ class _Apply:
         self.added["tombstone"] += 1
 
 
-def import_(ledger: Ledger, path: str | os.PathLike[str], *, origin: str | None = None) -> ImportSummary:
+def import_(ledger: Ledger, path: str | os.PathLike[str], *, origin: str | None = None,
+            before_chunk: BeforeChunk | None = None) -> ImportSummary:
     """Check and apply a sync file in one transaction, or refuse it whole (see :meth:`Store.import_`).
 
     ``origin``, if given, is the device the file must come from (its header's origin).
+    ``before_chunk``, if given, is called with each chunk of parsed rows before they are checked,
+    inside the transaction (:data:`BeforeChunk`; what it raises refuses the file as a row would).
 
     The file is read once: its rows are checked and written as they come, its checksum
     and counts are checked at its end, before the commit, and anything refused rolls the
@@ -591,7 +602,7 @@ def import_(ledger: Ledger, path: str | os.PathLike[str], *, origin: str | None 
     source = Path(path)
     try:
         with _no_cycle_collection():
-            return _import(ledger, source, origin)
+            return _import(ledger, source, origin, before_chunk)
     except Exception:
         verify(source)  # a file-level error, if there is one, is the one reported
         raise
@@ -616,7 +627,8 @@ def _no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def _import(ledger: Ledger, source: Path, origin: str | None) -> ImportSummary:
+def _import(ledger: Ledger, source: Path, origin: str | None,
+            before_chunk: BeforeChunk | None) -> ImportSummary:
     h = hashlib.sha256()
     with line_pieces(source) as read:
         pieces = iter(read)
@@ -632,7 +644,7 @@ def _import(ledger: Ledger, source: Path, origin: str | None) -> ImportSummary:
         mark = header["watermark"]
         with ledger.transaction():
             arrival = ledger.recorded_now()
-            apply = _Apply(ledger, source, arrival, to_micros(ledger.now()))
+            apply = _Apply(ledger, source, arrival, to_micros(ledger.now()), before_chunk)
             if header["counts"]["revision"] >= BULK_REVISIONS:
                 # Rebuilding the secondary indexes costs the whole table: only when the file at least
                 # doubles it.

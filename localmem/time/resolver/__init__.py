@@ -201,8 +201,8 @@ def find_times(
         raise InvalidInputError(f"date_order={date_order!r} is not known: expected one of {DATE_ORDERS}")
     z = zone(tz)
     low = _fold_case(text)
-    # The pre-filter: the rules the message's words and digits can wake (in a text that is not
-    # ASCII, less those whose `needs` the text lacks).
+    # The pre-filter: the rules the message's words and digits can wake, less those whose
+    # `needs` the text lacks.
     rules = candidate_rules(low)
     if not rules:  # no word in the message could start a time phrase: no context built
         return []

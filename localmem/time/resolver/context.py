@@ -266,13 +266,10 @@ def rules_for(words: set[str], shapes: int) -> list[Rule]:
 
 def rules_in(text: str, words: set[str], shapes: int) -> list[Rule]:
     """The rules the lower-cased ``text``, whose words are ``words`` and digit shapes ``shapes``,
-    can match: :func:`rules_for`, less, in a text that is not ASCII, those whose ``needs`` pattern
-    the text does not hold. Each distinct ``needs`` is searched once, and only when some woken rule
-    asks for it. An ASCII text is matched only where the rules' openings start (``find_matches``),
-    which spares a rule that cannot match more cheaply than its ``needs`` (measured: searching them
-    cost 8,600 instructions a dev message more than it spared)."""
+    can match: :func:`rules_for`, less those whose ``needs`` pattern the text does not hold.
+    Each distinct ``needs`` is searched once, and only when some woken rule asks for it."""
     rules, needs, by_mask = _picked(words, shapes)
-    if not needs or text.isascii():
+    if not needs:
         return rules
     mask, bit = 0, 1
     for pattern in needs:
@@ -390,9 +387,7 @@ def _openings_index() -> _Openings:
             for n in range(1, len(w) + 1):
                 held |= bits.get(w[:n], 0)
             table[w.encode()] = held
-        # The character before the edge is matched, not looked behind at (the text is read with a
-        # space put first), so the pattern opens with a set and re skips to the characters in it.
-        edge = re.compile((r"[^\w/.:](?=(" + lx.alt(bits) + "))").encode())
+        edge = re.compile((_B + "(?=(" + lx.alt(bits) + "))").encode())
         _OPENED.append((edge, table, unlisted))
     return _OPENED[0]
 
@@ -404,9 +399,9 @@ def opening_starts(text: str, mask: int) -> tuple[dict[int, list[int]], int]:
     openings starts only at one of its positions (the openings are necessary conditions)."""
     edge, table, unlisted = _openings_index()
     found: dict[int, list[int]] = {}
-    for m in edge.finditer(b" " + text.encode().translate(SHAPE)):
+    for m in edge.finditer(text.encode().translate(SHAPE)):
         bits = table[m[1]] & mask
-        while bits:  # the edge is at m.start() + 1 in the spaced text: m.start() in ``text``
+        while bits:
             low = bits & -bits
             if low in found:
                 found[low].append(m.start())

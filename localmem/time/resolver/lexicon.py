@@ -144,7 +144,7 @@ def _emit(node: dict[str, Any]) -> str:
         tail = ""
         if any(child):
             inner = _emit({k: v for k, v in child.items() if k})
-            tail = f"(?:{inner}|)" if "" in child else inner
+            tail = f"(?:{inner})?" if "" in child else inner
         branches.append(re.escape(label) + tail)
     return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
 

@@ -19,14 +19,14 @@ from hypothesis import strategies as st
 
 import localmem
 from localmem.time.resolver import TimeMention, find_times, rewrite
-from localmem.time.resolver.combine import candidate_rules, find_matches
+from localmem.time.resolver.combine import candidate_rules
 from localmem.time.resolver.context import (
     all_rules,
     digit_shapes,
     rules_for,
     trigger_words,
 )
-from localmem.time.resolver.firstchar import SHAPE, first_chars, read_pattern
+from localmem.time.resolver.firstchar import first_chars
 
 WED = "2025-06-18T15:00:00+02:00"  # Wednesday, mid-afternoon in Berlin
 BERLIN = "Europe/Berlin"
@@ -1125,43 +1125,6 @@ def test_a_rules_look_ahead_never_hides_a_match(words: list[str], glue: str) -> 
         bare = re.compile(rule.pattern.pattern.replace(rule.gate, "", 1))
         got = [(m.span(), m.groups()) for m in rule.pattern.finditer(low)]
         assert got == [(m.span(), m.groups()) for m in bare.finditer(low)], rule.handler.__name__
-
-
-@given(words=st.lists(st.sampled_from(TRIGGER_VOCAB), max_size=10),
-       glue=st.sampled_from([" ", "  ", "-", "/", ". ", "\n", "(", "~", "\t", ", "]))
-def test_a_rule_is_tried_only_where_its_openings_start_and_finds_what_a_whole_scan_finds(
-        words: list[str], glue: str) -> None:
-    """The openings are necessary conditions: every match of every rule starts where the text (its
-    digits as 0, its spaces as " ") begins with one of the rule's openings; so matching only there
-    gives the very matches, spans and groups of each rule's whole scan."""
-    low = glue.join(words).lower()
-    shape = low.encode().translate(SHAPE).decode()
-    for rule in all_rules():
-        assert rule.openings is not None, rule.handler.__name__  # every rule today has openings
-        for m in rule.pattern.finditer(low):
-            assert any(shape.startswith(w, m.start()) for w in rule.openings), (rule.handler.__name__, m[0])
-    woken = candidate_rules(low)
-    every = [(r, list(r.pattern.finditer(low))) for r in all_rules()]
-
-    def seen(found: list[tuple[Any, list[re.Match[str]]]]) -> list[Any]:
-        return [(r.handler.__name__, [(m.span(), m.groups()) for m in ms]) for r, ms in found]
-
-    assert seen(find_matches(low, all_rules())) == seen([(r, ms) for r, ms in every if ms])
-    assert seen(find_matches(low, woken)) == seen([(r, ms) for r, ms in every if ms and r in woken])
-
-
-@pytest.mark.parametrize(("pattern", "width", "expected"), [
-    (r"(?:the\s+)?may", 3, {"the", "may"}),
-    (r"(?:the\s+)?may", 5, {"the m", "the  ", "may"}),  # "the" then any number of spaces
-    (r"(?P<d>\d{1,2})(?:st|nd)?", 3, {"0", "00", "0st", "0nd", "00s", "00n"}),  # digits read as 0
-    (r"q[1-4]", 3, {"q0"}),  # a whole match shorter than the width
-    (r"(a)\1b", 3, {"a"}),  # a back-reference is not read: the opening stops before it
-    (r"a(?i:b)c", 3, {"a"}),  # nor a case-insensitive group
-    (r"x?", 3, None),  # a pattern that can match nothing has none
-])
-def test_openings_are_what_a_match_can_begin_with(pattern: str, width: int,
-                                                  expected: set[str] | None) -> None:
-    assert read_pattern(pattern, width)[1] == (None if expected is None else frozenset(expected))
 
 
 # -- round two: forms a journaling app meets every day -----------------------------------------------------

@@ -18,7 +18,7 @@ from .calendar import (
     weekday_from,
     years_later,
 )
-from .context import Context, Hit, Rule, at_word_start, digit_shapes, opening_starts, rules_in
+from .context import Context, Hit, Rule, at_word_start, digit_shapes, rules_in
 from .relative import CLOCK, DURATION, clock_parts, counted_offset
 
 _WORD = re.compile(r"[a-z]+")
@@ -31,37 +31,12 @@ def candidate_rules(text: str) -> list[Rule]:
 
 
 def find_matches(text: str, rules: list[Rule]) -> list[tuple[Rule, list[re.Match[str]]]]:
-    """Each rule's matches in ``text`` (lower-cased), for the rules that have any, in rule order:
-    the matches ``rule.pattern.finditer(text)`` gives. Matching has no side effects, so it runs
-    before any context is built: a message whose woken rules all fail to match costs no more.
-
-    An ASCII text is not scanned whole by each rule: a rule is tried only where one of its
-    openings starts (:func:`opening_starts`), left to right, each try from where its last match
-    ended, which finds the same matches (a match starts only at such a place), at a few places
-    instead of at every word edge."""
+    """Each rule's matches in ``text`` (lower-cased), for the rules that have any, in rule order.
+    Matching has no side effects, so it runs before any context is built: a message whose woken
+    rules all fail to match costs no more."""
     found = []
-    if not text.isascii():
-        for rule in rules:
-            matches = list(rule.pattern.finditer(text))
-            if matches:
-                found.append((rule, matches))
-        return found
-    mask = 0
     for rule in rules:
-        mask |= rule.bit
-    starts, whole = opening_starts(text, mask)
-    for rule in rules:
-        if rule.bit & whole:
-            matches = list(rule.pattern.finditer(text))
-        else:
-            at = starts.get(rule.bit)
-            if at is None:
-                continue
-            matches, end, match = [], 0, rule.pattern.match
-            for p in at:
-                if p >= end and (m := match(text, p)) is not None:
-                    matches.append(m)
-                    end = m.end()
+        matches = list(rule.pattern.finditer(text))
         if matches:
             found.append((rule, matches))
     return found

@@ -11,7 +11,7 @@ from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from . import lexicon as lx
-from .firstchar import SHAPE, read_pattern
+from .firstchar import first_chars
 
 
 @dataclass(slots=True)
@@ -208,8 +208,6 @@ class Rule:
     shape: str = ""  # what every match holding a digit contains ("" when no digit wakes the rule)
     also: frozenset[str] = frozenset()  # words of which every match holds one, whole (empty: no such set)
     needs: str = ""  # a pattern every match holds a substring of ("" none)
-    openings: frozenset[str] | None = None  # what a match's first characters can be (firstchar.openings)
-    bit: int = 0  # 1 << its index in the registry
 
 
 _RULES: list[Rule] = []
@@ -331,7 +329,7 @@ def register_rule(
     def register(fn: _Handler) -> _Handler:
         index = len(_RULES)
         body = "(?:" + pattern + ")" + WORD_END
-        first, opens = read_pattern(body, OPENING)  # a look-ahead that spares most word edges a whole try
+        first = first_chars(body)  # a look-ahead that spares most word edges a whole try
         gate = f"(?={first})" if first else ""
         # Every branch starts and ends at a word edge. The look-ahead goes first: at most positions
         # it fails on one character, before the look-behind is tried (the same matches either way).
@@ -339,10 +337,7 @@ def register_rule(
         run = int(digits)
         # "\d\d\d\d", not "\d{4}": a pattern opening with a character set lets re skip to the digits
         digit_shape = (shape or r"\d" * run) if run else ""
-        rule = Rule(
-            re.compile(full), fn, frozenset(when), run, gate, digit_shape, frozenset(also), needs, opens,
-            1 << index,
-        )
+        rule = Rule(re.compile(full), fn, frozenset(when), run, gate, digit_shape, frozenset(also), needs)
         _RULES.append(rule)
         for word in frozenset(when):
             _BY_WORD.setdefault(word, []).append(index)
@@ -353,62 +348,9 @@ def register_rule(
         if digit_shape:
             _SHAPES.setdefault(digit_shape, (re.compile(digit_shape), []))[1].append(index)
         _PICKED.clear()
-        _OPENED.clear()
         return fn
 
     return register
-
-
-#: How many characters of a match's start the openings index reads.
-OPENING = 5
-#: The openings index, built on first use from the registered rules: a bytes pattern (read on the
-#: text's reduced bytes) that, at each word edge where some opening starts, captures the longest
-#: one; each opening to the rules it or a shorter opening it begins with may start (a mask of
-#: their bits); and the mask of the rules with no openings (scanned whole).
-_Openings = tuple[re.Pattern[bytes], dict[bytes, int], int]
-_OPENED: list[_Openings] = []
-
-
-def _openings_index() -> _Openings:
-    if not _OPENED:
-        bits: dict[str, int] = {}
-        unlisted = 0
-        for rule in _RULES:
-            if rule.openings is None:
-                unlisted |= rule.bit
-                continue
-            for w in rule.openings:
-                bits[w] = bits.get(w, 0) | rule.bit
-        # The pattern captures the longest opening at an edge, so each holds the rules of the
-        # openings it begins with (those start there too).
-        table = {}
-        for w in bits:
-            held = 0
-            for n in range(1, len(w) + 1):
-                held |= bits.get(w[:n], 0)
-            table[w.encode()] = held
-        edge = re.compile((_B + "(?=(" + lx.alt(bits) + "))").encode())
-        _OPENED.append((edge, table, unlisted))
-    return _OPENED[0]
-
-
-def opening_starts(text: str, mask: int) -> tuple[dict[int, list[int]], int]:
-    """Where in the ASCII, lower-cased ``text`` each rule of ``mask`` (their bits) can start a
-    match: {bit: positions, in order}, only for rules with an opening there; and the bits of
-    ``mask`` whose rules have no openings (they scan the text whole). A match of a rule with
-    openings starts only at one of its positions (the openings are necessary conditions)."""
-    edge, table, unlisted = _openings_index()
-    found: dict[int, list[int]] = {}
-    for m in edge.finditer(text.encode().translate(SHAPE)):
-        bits = table[m[1]] & mask
-        while bits:
-            low = bits & -bits
-            if low in found:
-                found[low].append(m.start())
-            else:
-                found[low] = [m.start()]
-            bits ^= low
-    return found, mask & unlisted
 
 
 def make_hit(

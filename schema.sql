@@ -198,7 +198,11 @@ CREATE INDEX embeddings_memory ON embeddings (memory_id);
 -- index afterwards (localmem runs FTS5 'optimize'), so no segment or page key
 -- keeps an erased token; FTS5's secure-delete option is not used because it
 -- would make the index unreadable to SQLite older than 3.44 (the sqlite3 shell,
--- Python's stdlib).
+-- Python's stdlib). columnsize = 0 (schema 10): FTS5 keeps no table of each
+-- row's token counts (`content_fts_docsize`), which only its own bm25() and
+-- other auxiliary functions read; localmem's search scores with its own BM25
+-- (localmem/search/ranking.py), so that table was one more B-tree every write
+-- touched for nothing.
 CREATE VIEW content_indexed AS
 SELECT c.rev_seq AS rev_seq, c.text AS text, 'u' || hex(m.user_id) AS owner
 FROM content AS c JOIN memories AS m ON m.memory_id = c.memory_id;
@@ -208,7 +212,8 @@ CREATE VIRTUAL TABLE content_fts USING fts5 (
     owner,
     content = 'content_indexed',
     content_rowid = 'rev_seq',
-    tokenize = 'porter unicode61 remove_diacritics 2'
+    tokenize = 'porter unicode61 remove_diacritics 2',
+    columnsize = 0
 );
 
 CREATE TRIGGER content_fts_insert AFTER INSERT ON content BEGIN

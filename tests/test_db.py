@@ -244,7 +244,7 @@ def test_fresh_file_schema_matches_schema_sql(db_path: Path, clock: FrozenClock)
         return [r for r in rows if not r[1].startswith("sqlite_stat")]
 
     assert ours(fresh) == ours(expected)
-    shadow = {"content_fts_data", "content_fts_idx", "content_fts_docsize", "content_fts_config"}
+    shadow = {"content_fts_data", "content_fts_idx", "content_fts_config"}  # columnsize = 0
     names = {(t, n) for t, n, _, _ in fresh if not n.startswith("sqlite_") and n not in shadow}
     assert names == _declared_names()
 

@@ -414,9 +414,10 @@ ALTER TABLE sync_peers ADD COLUMN file_sha256 TEXT CHECK (file_sha256 IS NULL OR
 ALTER TABLE revisions ADD COLUMN memory_kind TEXT CHECK (memory_kind IS NULL OR length(memory_kind) > 0);
 ALTER TABLE revisions ADD COLUMN memory_key TEXT CHECK (memory_key IS NULL OR length(memory_key) > 0);
 """,
-    # 10: the revisions' CHECKs with IN lists become chains of `=` (SCHEMA_EDITS, run after
-    # this SQL); content_memory goes, an erasure finding its content through revisions_asof
-    # (one B-tree fewer per write).
+    # 10: fewer B-trees per write, and no ephemeral table per revision INSERT (schema.sql says
+    # why): content_memory goes, an erasure finding its content through revisions_asof; the
+    # full-text index is rebuilt with columnsize = 0 (no docsize table); then the revisions'
+    # CHECKs with IN lists become chains of `=` (SCHEMA_EDITS, run after this SQL).
     10: """
 DROP INDEX content_memory;
 DROP TRIGGER erasures_destroy_content;
@@ -424,6 +425,28 @@ CREATE TRIGGER erasures_destroy_content AFTER INSERT ON erasures BEGIN
     DELETE FROM content WHERE rev_seq IN (
         SELECT seq FROM revisions WHERE memory_id = NEW.memory_id);
 END;
+DROP TRIGGER content_fts_insert;
+DROP TRIGGER content_fts_delete;
+DROP TABLE content_fts;
+CREATE VIRTUAL TABLE content_fts USING fts5 (
+    text,
+    owner,
+    content = 'content_indexed',
+    content_rowid = 'rev_seq',
+    tokenize = 'porter unicode61 remove_diacritics 2',
+    columnsize = 0
+);
+CREATE TRIGGER content_fts_insert AFTER INSERT ON content BEGIN
+    INSERT INTO content_fts (rowid, text, owner) VALUES (
+        NEW.rev_seq, NEW.text,
+        (SELECT 'u' || hex(user_id) FROM memories WHERE memory_id = NEW.memory_id));
+END;
+CREATE TRIGGER content_fts_delete AFTER DELETE ON content BEGIN
+    INSERT INTO content_fts (content_fts, rowid, text, owner) VALUES (
+        'delete', OLD.rev_seq, OLD.text,
+        (SELECT 'u' || hex(user_id) FROM memories WHERE memory_id = OLD.memory_id));
+END;
+INSERT INTO content_fts (content_fts) VALUES ('rebuild');
 """,
 }
 

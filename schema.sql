@@ -71,21 +71,29 @@ CREATE INDEX memories_user_key ON memories (user_id, key) WHERE key IS NOT NULL;
 -- own INSERTs fill them from the memory. Rows from before schema 9, and rows a
 -- writer left them NULL in, have memory_kind NULL: reads then take the
 -- memory's (memories rows never change, so the two always agree).
+--
+-- Schema 10 wrote the CHECKs on op, precision and valid_source as chains of `=`
+-- instead of `IN (...)` lists: the same rule, but SQLite builds an ephemeral
+-- table for every IN list of three or more values at each execution of an
+-- INSERT (~18,000 instructions, a third of a one-row insert). The migration
+-- edits this statement in sqlite_schema (no stored row changes).
 CREATE TABLE revisions (
     seq           INTEGER PRIMARY KEY,             -- local arrival order
     rev_id        TEXT NOT NULL UNIQUE CHECK (length(rev_id) = 26),
     memory_id     TEXT NOT NULL REFERENCES memories (memory_id),
     user_id       TEXT NOT NULL,
     version       INTEGER NOT NULL CHECK (version >= 1),
-    op            TEXT NOT NULL CHECK (op IN (
-                      'assert', 'correct', 'supersede', 'superseded',
-                      'expire', 'retract', 'derive')),
+    op            TEXT NOT NULL CHECK (op = 'assert' OR op = 'correct' OR op = 'supersede'
+                      OR op = 'superseded' OR op = 'expire' OR op = 'retract' OR op = 'derive'),
     valid_from    INTEGER NOT NULL,
     valid_to      INTEGER CHECK (valid_to IS NULL OR valid_to > valid_from),
-    precision     TEXT NOT NULL CHECK (precision IN (
-                      'instant', 'minute', 'hour', 'part_of_day', 'day', 'weekend',
-                      'week', 'month', 'season', 'year', 'decade', 'unknown')),
-    valid_source  TEXT NOT NULL CHECK (valid_source IN ('explicit', 'resolved', 'assumed')),
+    precision     TEXT NOT NULL CHECK (precision = 'instant' OR precision = 'minute'
+                      OR precision = 'hour' OR precision = 'part_of_day' OR precision = 'day'
+                      OR precision = 'weekend' OR precision = 'week' OR precision = 'month'
+                      OR precision = 'season' OR precision = 'year' OR precision = 'decade'
+                      OR precision = 'unknown'),
+    valid_source  TEXT NOT NULL CHECK (valid_source = 'explicit' OR valid_source = 'resolved'
+                      OR valid_source = 'assumed'),
     observed_at   INTEGER NOT NULL,
     recorded_at   INTEGER NOT NULL,
     tz            TEXT NOT NULL CHECK (length(tz) > 0),
@@ -120,8 +128,6 @@ CREATE TABLE content (
     source      TEXT CHECK (source IS NULL OR json_valid(source)),
     reason      TEXT
 ) STRICT;
-
-CREATE INDEX content_memory ON content (memory_id);
 
 -- Privacy erasures: who erased which memory, when and why. Inserting one
 -- destroys the memory's content; the tombstone itself stays (and syncs).
@@ -192,7 +198,11 @@ CREATE INDEX embeddings_memory ON embeddings (memory_id);
 -- index afterwards (localmem runs FTS5 'optimize'), so no segment or page key
 -- keeps an erased token; FTS5's secure-delete option is not used because it
 -- would make the index unreadable to SQLite older than 3.44 (the sqlite3 shell,
--- Python's stdlib).
+-- Python's stdlib). columnsize = 0 (schema 10): FTS5 keeps no table of each
+-- row's token counts (`content_fts_docsize`), which only its own bm25() and
+-- other auxiliary functions read; localmem's search scores with its own BM25
+-- (localmem/search/ranking.py), so that table was one more B-tree every write
+-- touched for nothing.
 CREATE VIEW content_indexed AS
 SELECT c.rev_seq AS rev_seq, c.text AS text, 'u' || hex(m.user_id) AS owner
 FROM content AS c JOIN memories AS m ON m.memory_id = c.memory_id;
@@ -202,7 +212,8 @@ CREATE VIRTUAL TABLE content_fts USING fts5 (
     owner,
     content = 'content_indexed',
     content_rowid = 'rev_seq',
-    tokenize = 'porter unicode61 remove_diacritics 2'
+    tokenize = 'porter unicode61 remove_diacritics 2',
+    columnsize = 0
 );
 
 CREATE TRIGGER content_fts_insert AFTER INSERT ON content BEGIN
@@ -217,8 +228,11 @@ CREATE TRIGGER content_fts_delete AFTER DELETE ON content BEGIN
         (SELECT 'u' || hex(user_id) FROM memories WHERE memory_id = OLD.memory_id));
 END;
 
+-- The memory's content rows are found through its revisions (revisions_asof):
+-- an index of content by memory would be one more B-tree every write touches.
 CREATE TRIGGER erasures_destroy_content AFTER INSERT ON erasures BEGIN
-    DELETE FROM content WHERE memory_id = NEW.memory_id;
+    DELETE FROM content WHERE rev_seq IN (
+        SELECT seq FROM revisions WHERE memory_id = NEW.memory_id);
 END;
 
 -- The vectors are derived from the words: they go with them.

@@ -37,7 +37,7 @@ from ..errors import (
     StorageError,
     shown,
 )
-from .migrations import MIGRATIONS
+from .migrations import MIGRATIONS, SCHEMA_EDITS
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -54,7 +54,7 @@ __all__ = [
 ]
 
 #: The schema version this code writes; PRAGMA user_version of a current file.
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 #: PRAGMA application_id of a localmem file ("LMEM"), so a stranger's SQLite
 #: file is refused rather than written into.
 APPLICATION_ID = 0x4C4D454D
@@ -316,6 +316,8 @@ def _migrate(conn: apsw.Connection) -> None:
         try:
             with transaction(conn):
                 conn.execute(MIGRATIONS[step])
+                if step in SCHEMA_EDITS:
+                    _edit_schema(conn, *SCHEMA_EDITS[step])
                 conn.pragma("user_version", step)
         except (apsw.SQLError, apsw.ConstraintError, IntegrityError, ImmutableError) as exc:
             raise SchemaVersionError(
@@ -331,6 +333,36 @@ def _migrate(conn: apsw.Connection) -> None:
         # a second even at a million rows.
         conn.pragma("analysis_limit", 1000)
         conn.execute("ANALYZE")
+
+
+def _edit_schema(conn: apsw.Connection, table: str, before: str, after: str) -> None:
+    """Rewrite ``table``'s CREATE statement in sqlite_schema from ``before`` to ``after``.
+
+    For a change no stored row or page depends on (SQLite's "Making Other Kinds Of Table
+    Schema Changes"): inside the caller's transaction, under ``PRAGMA writable_schema``, with
+    the schema cookie bumped so every connection reloads the schema; then ``PRAGMA
+    quick_check`` of the table, which tests every row against the new CHECKs. A kill at any
+    point leaves the file as it was (the transaction never committed).
+
+    Raises:
+        apsw.SQLError: the table's statement is not ``before`` (whitespace aside), or a row
+            fails the check: the caller's transaction is rolled back.
+    """
+    current = conn.execute(
+        "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", (table,)).get
+    if not isinstance(current, str) or current.split() != before.split():
+        raise apsw.SQLError(f"table {table} is not as the step expects it")
+    cookie = conn.pragma("schema_version")
+    conn.pragma("writable_schema", True)
+    try:
+        conn.execute("UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = ?",
+                     (after, table))
+        conn.pragma("schema_version", cookie + 1)
+    finally:
+        conn.pragma("writable_schema", False)
+    problems = [str(row[0]) for row in conn.execute(f"PRAGMA quick_check({table})")]
+    if problems != ["ok"]:
+        raise apsw.SQLError(f"table {table} fails its new statement: {'; '.join(problems[:5])}")
 
 
 def optimize(conn: apsw.Connection) -> None:

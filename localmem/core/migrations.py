@@ -9,7 +9,7 @@ new step, never an edit of an old one.
 
 from __future__ import annotations
 
-__all__ = ["MIGRATIONS"]
+__all__ = ["MIGRATIONS", "SCHEMA_EDITS"]
 
 #: Numbered steps from version N-1 to N, each run in one transaction with its
 #: user_version bump. Each step leaves the file exactly as schema.sql makes it
@@ -414,4 +414,108 @@ ALTER TABLE sync_peers ADD COLUMN file_sha256 TEXT CHECK (file_sha256 IS NULL OR
 ALTER TABLE revisions ADD COLUMN memory_kind TEXT CHECK (memory_kind IS NULL OR length(memory_kind) > 0);
 ALTER TABLE revisions ADD COLUMN memory_key TEXT CHECK (memory_key IS NULL OR length(memory_key) > 0);
 """,
+    # 10: fewer B-trees per write, and no ephemeral table per revision INSERT (schema.sql says
+    # why): content_memory goes, an erasure finding its content through revisions_asof; the
+    # full-text index is rebuilt with columnsize = 0 (no docsize table); then the revisions'
+    # CHECKs with IN lists become chains of `=` (SCHEMA_EDITS, run after this SQL).
+    10: """
+DROP INDEX content_memory;
+DROP TRIGGER erasures_destroy_content;
+CREATE TRIGGER erasures_destroy_content AFTER INSERT ON erasures BEGIN
+    DELETE FROM content WHERE rev_seq IN (
+        SELECT seq FROM revisions WHERE memory_id = NEW.memory_id);
+END;
+DROP TRIGGER content_fts_insert;
+DROP TRIGGER content_fts_delete;
+DROP TABLE content_fts;
+CREATE VIRTUAL TABLE content_fts USING fts5 (
+    text,
+    owner,
+    content = 'content_indexed',
+    content_rowid = 'rev_seq',
+    tokenize = 'porter unicode61 remove_diacritics 2',
+    columnsize = 0
+);
+CREATE TRIGGER content_fts_insert AFTER INSERT ON content BEGIN
+    INSERT INTO content_fts (rowid, text, owner) VALUES (
+        NEW.rev_seq, NEW.text,
+        (SELECT 'u' || hex(user_id) FROM memories WHERE memory_id = NEW.memory_id));
+END;
+CREATE TRIGGER content_fts_delete AFTER DELETE ON content BEGIN
+    INSERT INTO content_fts (content_fts, rowid, text, owner) VALUES (
+        'delete', OLD.rev_seq, OLD.text,
+        (SELECT 'u' || hex(user_id) FROM memories WHERE memory_id = OLD.memory_id));
+END;
+INSERT INTO content_fts (content_fts) VALUES ('rebuild');
+""",
+}
+
+#: Step 10 rewrites the CREATE TABLE statement of revisions in sqlite_schema (see SCHEMA_EDITS):
+#: the statement as schema 9 has it (whitespace aside), and as schema 10 writes it.
+_REVISIONS_9 = """CREATE TABLE revisions (
+    seq           INTEGER PRIMARY KEY,             -- local arrival order
+    rev_id        TEXT NOT NULL UNIQUE CHECK (length(rev_id) = 26),
+    memory_id     TEXT NOT NULL REFERENCES memories (memory_id),
+    user_id       TEXT NOT NULL,
+    version       INTEGER NOT NULL CHECK (version >= 1),
+    op            TEXT NOT NULL CHECK (op IN (
+                      'assert', 'correct', 'supersede', 'superseded',
+                      'expire', 'retract', 'derive')),
+    valid_from    INTEGER NOT NULL,
+    valid_to      INTEGER CHECK (valid_to IS NULL OR valid_to > valid_from),
+    precision     TEXT NOT NULL CHECK (precision IN (
+                      'instant', 'minute', 'hour', 'part_of_day', 'day', 'weekend',
+                      'week', 'month', 'season', 'year', 'decade', 'unknown')),
+    valid_source  TEXT NOT NULL CHECK (valid_source IN ('explicit', 'resolved', 'assumed')),
+    observed_at   INTEGER NOT NULL,
+    recorded_at   INTEGER NOT NULL,
+    tz            TEXT NOT NULL CHECK (length(tz) > 0),
+    expires_at    INTEGER,
+    retracted     INTEGER NOT NULL CHECK (retracted IN (0, 1)),
+    corrected     INTEGER NOT NULL CHECK (corrected IN (0, 1)),
+    prev_rev      TEXT REFERENCES revisions (rev_id),      -- the revision this one follows
+    supersedes    TEXT REFERENCES memories (memory_id),    -- the memory this one replaced
+    superseded_by TEXT REFERENCES memories (memory_id),    -- the memory that replaced this one
+    origin        TEXT NOT NULL, hlc INTEGER NOT NULL DEFAULT 0, arrived_at INTEGER NOT NULL DEFAULT 0, content_hash BLOB CHECK (content_hash IS NULL OR length(content_hash) = 32), rev_hash BLOB CHECK (rev_hash IS NULL OR length(rev_hash) = 32), chain BLOB CHECK (chain IS NULL OR length(chain) = 32), memory_kind TEXT CHECK (memory_kind IS NULL OR length(memory_kind) > 0), memory_key TEXT CHECK (memory_key IS NULL OR length(memory_key) > 0),                           -- device id that wrote it
+    CHECK ((version = 1) = (prev_rev IS NULL))
+) STRICT"""  # noqa: E501 (the line ALTER TABLE wrote)
+_REVISIONS_10 = """CREATE TABLE revisions (
+    seq           INTEGER PRIMARY KEY,             -- local arrival order
+    rev_id        TEXT NOT NULL UNIQUE CHECK (length(rev_id) = 26),
+    memory_id     TEXT NOT NULL REFERENCES memories (memory_id),
+    user_id       TEXT NOT NULL,
+    version       INTEGER NOT NULL CHECK (version >= 1),
+    op            TEXT NOT NULL CHECK (op = 'assert' OR op = 'correct' OR op = 'supersede'
+                      OR op = 'superseded' OR op = 'expire' OR op = 'retract' OR op = 'derive'),
+    valid_from    INTEGER NOT NULL,
+    valid_to      INTEGER CHECK (valid_to IS NULL OR valid_to > valid_from),
+    precision     TEXT NOT NULL CHECK (precision = 'instant' OR precision = 'minute'
+                      OR precision = 'hour' OR precision = 'part_of_day' OR precision = 'day'
+                      OR precision = 'weekend' OR precision = 'week' OR precision = 'month'
+                      OR precision = 'season' OR precision = 'year' OR precision = 'decade'
+                      OR precision = 'unknown'),
+    valid_source  TEXT NOT NULL CHECK (valid_source = 'explicit' OR valid_source = 'resolved'
+                      OR valid_source = 'assumed'),
+    observed_at   INTEGER NOT NULL,
+    recorded_at   INTEGER NOT NULL,
+    tz            TEXT NOT NULL CHECK (length(tz) > 0),
+    expires_at    INTEGER,
+    retracted     INTEGER NOT NULL CHECK (retracted IN (0, 1)),
+    corrected     INTEGER NOT NULL CHECK (corrected IN (0, 1)),
+    prev_rev      TEXT REFERENCES revisions (rev_id),      -- the revision this one follows
+    supersedes    TEXT REFERENCES memories (memory_id),    -- the memory this one replaced
+    superseded_by TEXT REFERENCES memories (memory_id),    -- the memory that replaced this one
+    origin        TEXT NOT NULL, hlc INTEGER NOT NULL DEFAULT 0, arrived_at INTEGER NOT NULL DEFAULT 0, content_hash BLOB CHECK (content_hash IS NULL OR length(content_hash) = 32), rev_hash BLOB CHECK (rev_hash IS NULL OR length(rev_hash) = 32), chain BLOB CHECK (chain IS NULL OR length(chain) = 32), memory_kind TEXT CHECK (memory_kind IS NULL OR length(memory_kind) > 0), memory_key TEXT CHECK (memory_key IS NULL OR length(memory_key) > 0),                           -- device id that wrote it
+    CHECK ((version = 1) = (prev_rev IS NULL))
+) STRICT"""  # noqa: E501 (the line ALTER TABLE wrote)
+
+#: Steps that rewrite a table's own CREATE statement in sqlite_schema, for a change no stored row
+#: or page depends on (a CHECK written another way): step -> (table, its SQL before, after). This
+#: is SQLite's documented way to make such a change ("Making Other Kinds Of Table Schema Changes"
+#: in lang_altertable): in the step's transaction, under PRAGMA writable_schema, with the schema
+#: cookie bumped, then PRAGMA quick_check of the table (which tests every row against the new
+#: CHECKs) before it commits. A file whose statement is not the "before" one is refused.
+SCHEMA_EDITS: dict[int, tuple[str, str, str]] = {
+    # 10: CHECKs with IN lists as chains of `=` (schema.sql says why).
+    10: ("revisions", _REVISIONS_9, _REVISIONS_10),
 }

@@ -471,8 +471,9 @@ def parse_row(line: bytes, n: int, path: Path) -> dict[str, Any]:
 #: The stores' schema versions whose exports this localmem imports: the ones whose synced tables
 #: match this schema's. Schema 9 added only local copies (a revision's memory kind and key, filled
 #: on import), so a schema-8 device's files carry exactly what a schema-9 import needs, and devices
-#: of a fleet mid-upgrade keep syncing.
-IMPORTED_SCHEMAS = frozenset({8, SCHEMA_VERSION})
+#: of a fleet mid-upgrade keep syncing. Schema 10 changed no synced table (CHECKs written
+#: another way, an index dropped).
+IMPORTED_SCHEMAS = frozenset({8, 9, SCHEMA_VERSION})
 
 
 def check_header(header: dict[str, Any], path: Path) -> None:

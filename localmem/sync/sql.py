@@ -210,8 +210,7 @@ ORDER BY r.valid_from, m.memory_id"""
 BULK_TRIGGER_NAMES = ("content_fts_insert", "revisions_no_replace", "content_no_replace",
                       "memories_no_replace")
 #: The secondary indexes a large import into a small store builds once after its rows.
-BULK_INDEX_NAMES = ("revisions_asof", "revisions_user", "revisions_arrived", "revisions_valid",
-                    "content_memory")
+BULK_INDEX_NAMES = ("revisions_asof", "revisions_user", "revisions_arrived", "revisions_valid")
 _IN_TRIGGERS = ", ".join(f"'{n}'" for n in BULK_TRIGGER_NAMES)
 _IN_INDEXES = ", ".join(f"'{n}'" for n in BULK_INDEX_NAMES)
 #: Those triggers' and indexes' own text in this file: what puts each back exactly.

@@ -62,6 +62,33 @@ def test_a_row_is_parsed_as_json_loads_parses_it(line: bytes, tmp_path: Path) ->
     assert _outcome(files.parse_row, line, 7, path) == _outcome(files.parse_line, line, 7, path)
 
 
+@pytest.mark.parametrize("line", [
+    b'{"t":"revision","hlc":9223372036854775807,"n":-9223372036854775808,"ok":true,"no":null}',
+    b'{"t":"revision","hlc":18446744073709551616}',  # beyond 64 bits: orjson gives a float
+    b'{"t":"revision","hlc":-9223372036854775809}',
+    b'{"t":"revision","hlc":1e3}',
+    b'{"t":"revision","hlc":1.0}',
+    b'{"t":"revision","hlc":1e400}',
+    b'{"t":"revision","x":"\\ud800"}',  # an escaped lone surrogate: orjson refuses it
+    b'{"t":"revision","x":"\\ud83d\\ude00 \\u0000 \\/"}',
+    b'\xef\xbb\xbf{"t":"memory"}',  # a byte-order mark: json.loads skips it
+    b'{"t":"revision","content":{"text":"x","value":null,"n":3}}',
+    b'{"t":"revision","content":{"text":["x"]}}',
+    b'{"t":"revision","content":{"text":{"deeper":1}}}',
+    b'{"t":"revision","content":[1]}',
+    b'{"t":"revision","a":1,"b":2,"a":3}',  # a key twice: the last value, the first place
+    b'{"t":"revision","content":' + b'[' * 995 + b']' * 995 + b'}',  # past json.loads' depth, not orjson's
+    b'{"t":"revision","content":' + b'{"a":' * 995 + b'1' + b'}' * 995 + b'}',
+])
+def test_a_row_is_exactly_what_json_loads_makes_of_it(line: bytes, tmp_path: Path) -> None:
+    """Types and key order included: an integer is not its float, ``True`` not ``1``."""
+    path = tmp_path / "f.gz"
+    got, want = _outcome(files.parse_row, line, 7, path), _outcome(files.parse_line, line, 7, path)
+    assert repr(got) == repr(want)
+    if got[0] == "ok":
+        assert list(got[1]) == list(want[1])  # type: ignore[call-overload]
+
+
 def _pieces(data: bytes, tmp_path: Path) -> list[bytes]:
     path = tmp_path / "lines.gz"
     path.write_bytes(gzip.compress(data))

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import hashlib
 import itertools
 import json
 import os
@@ -49,7 +48,7 @@ from ..core.ids import new_id
 from ..core.ledger import EARLIEST_RECORDED, LATEST_RECORDED, Ledger
 from ..errors import SyncClockError, SyncFileError, SyncParentError, SyncRuleError
 from ..time.clock import Micros, from_micros, to_micros
-from . import sql
+from . import reader, sql
 from .bulk import BULK_REVISIONS, BulkWindow
 from .files import (
     CONTENT_FIELDS,
@@ -62,9 +61,7 @@ from .files import (
     check_end,
     check_header,
     check_int,
-    line_pieces,
     parse_line,
-    parse_row,
     verify,
 )
 
@@ -77,6 +74,9 @@ MAX_SKEW: Micros = 86_400_000_000
 
 _INT64 = range(-(2**63), 2**63)
 _CACHED = 1 << 16  # rows each of the import's two look-up caches holds after a flush
+#: The smallest file (bytes as stored) read by a reader process beside the import (see
+#: :mod:`localmem.sync.reader`): ~16k revisions, where starting it (~0.3 s) is long paid for.
+READER_BYTES = 2 << 20
 #: Rows an import checks before it writes them together (executemany, in dependency order).
 CHUNK_ROWS = 2048
 _MAPPED = (apsw.ConstraintError, apsw.MismatchError, TypeError, ValueError, OverflowError)
@@ -175,6 +175,7 @@ class _Apply:
         self._window_done = False
         # The local chain's head after the last revision checked; the ledger is told at each flush.
         self._chain_head: bytes | None = None
+        self._pre: reader.Pre | None = None
 
     def open_window(self, *, indexes: bool) -> None:
         """Set the per-row triggers (and, if ``indexes``, the secondary indexes) aside for the
@@ -298,8 +299,9 @@ class _Apply:
             raise SyncFileError(f"{self._at(n)}: {what} {_shown(v)} is before 1970: expected a recorded time")
         return v
 
-    def rows(self, batch: list[tuple[int, dict[str, Any]]]) -> None:
-        """Check a chunk of rows (line number, row) in file order, then write them.
+    def rows(self, batch: list[tuple[int, dict[str, Any], reader.Pre | None]]) -> None:
+        """Check a chunk of rows (line number, row, what the reader computed) in file order, then
+        write them.
 
         The store's rows for every id the chunk names are looked up first, one query per
         table; a row's check then reads them from there (or from the rows of this file
@@ -310,7 +312,7 @@ class _Apply:
         rev_ids: list[str] = []
         prev_ids: list[str] = []
         known_mem, known_rev = self._memories, self._revisions
-        for _n, o in batch:
+        for _n, o, _pre in batch:
             kind = o.get("t")
             if kind == "revision":
                 try:
@@ -331,8 +333,10 @@ class _Apply:
         self._have_memories = self._look_up(sql.MEMORY_ROWS, mem_ids)
         self._have_revisions = self._look_up(sql.REVISION_ROWS, rev_ids)
         self._have_prev = self._look_up(sql.PREV_ROWS, prev_ids)
-        for n, o in batch:
+        for n, o, pre in batch:
+            self._pre = pre  # what the reader computed for the row (see _revision)
             self.row(n, o)
+        self._pre = None
         self.flush()
 
     def _look_up(self, query: str, ids: list[str]) -> dict[str, tuple[Any, ...]]:
@@ -407,6 +411,7 @@ class _Apply:
             self.skipped += 1
 
     def _revision(self, n: int, o: dict[str, Any]) -> None:
+        pre = self._pre
         rev_id, memory_id = o["rev_id"], o["memory_id"]
         ints = _INTS(o)
         if not _JUST_INT.issuperset(map(type, ints)) or min(ints) < _LOWEST or max(ints) > _HIGHEST:
@@ -437,7 +442,7 @@ class _Apply:
             content_values = _CONTENT_VALUES(content)
             if got_rev is not None:
                 # A file leaves out the content hash where the content is there to compute it from.
-                computed = chain.content_hash(*content_values)
+                computed = chain.content_hash(*content_values) if pre is None else pre[0]
                 if got_content is not None and got_content != computed:
                     raise self._refuse(n, _HASH, f"revision {rev_id!r} has content hash "
                                                  f"{_hex(got_content)}, but its content hashes to "
@@ -488,7 +493,10 @@ class _Apply:
         if o["supersedes"] is not None or o["superseded_by"] is not None:
             self._links(n, o, user)
         if got_rev is not None and got_content is not None:
-            expect = chain.rev_hash(_HASHED(o), kind, key, got_content, prev_hash)
+            # The reader's hash, if it hashed these very inputs (with the same fields: o's own).
+            expect = (pre[1][3] if pre is not None and pre[1] is not None and got_content == pre[0]
+                      and pre[1][:3] == (kind, key, prev_hash)
+                      else chain.rev_hash(_HASHED(o), kind, key, got_content, prev_hash))
             if got_rev != expect:
                 raise self._refuse(n, _HASH, f"revision {rev_id!r} has hash {_hex(got_rev)}, but its "
                                              "fields, content hash and the revision it follows hash to "
@@ -600,11 +608,15 @@ def import_(ledger: Ledger, path: str | os.PathLike[str], *, origin: str | None 
     try:
         with _no_cycle_collection():
             if ledger.in_transaction:  # inside a batch: no rollback of our own to run again after
-                return _import(ledger, source, origin, careful=True)
+                return _import(ledger, source, origin, careful=True, worker=False)
             try:
-                return _import(ledger, source, origin, careful=False)
+                try:
+                    return _import(ledger, source, origin, careful=False,
+                                   worker=source.stat().st_size >= READER_BYTES)
+                except reader.ReaderFailed:  # rolled back whole: again, reading the file here
+                    return _import(ledger, source, origin, careful=False, worker=False)
             except _Careful:  # rolled back whole: again, each chunk in a savepoint, to name the row
-                return _import(ledger, source, origin, careful=True)
+                return _import(ledger, source, origin, careful=True, worker=False)
     except Exception:
         verify(source)  # a file-level error, if there is one, is the one reported
         raise
@@ -629,16 +641,14 @@ def _no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def _import(ledger: Ledger, source: Path, origin: str | None, *, careful: bool) -> ImportSummary:
-    h = hashlib.sha256()
-    with line_pieces(source) as read:
-        pieces = iter(read)
-        first, found, ended = next((p for p in pieces if p[1]), (1, [], True))
-        if not found:
+def _import(ledger: Ledger, source: Path, origin: str | None, *, careful: bool,
+            worker: bool) -> ImportSummary:
+    with reader.events(source, worker=worker) as events:
+        head = next(events)[1]
+        if head is None:
             raise SyncFileError(f"{str(source)!r} holds no lines: expected a localmem sync export")
-        header = parse_line(found[0], 1, source)
+        header = parse_line(head, 1, source)
         check_header(header, source)
-        h.update(found[0] + b"\n" if ended else found[0])
         if origin is not None and header["origin"] != origin:
             raise SyncFileError(f"{str(source)!r} is named as device {origin!r}'s export but its header says "
                                 f"it comes from device {header['origin']!r}; nothing was applied")
@@ -650,33 +660,18 @@ def _import(ledger: Ledger, source: Path, origin: str | None, *, careful: bool) 
                 # Rebuilding the secondary indexes costs the whole table: only when the file at least
                 # doubles it.
                 apply.open_window(indexes=apply.next_seq - 1 <= header["counts"]["revision"])
-            trailer: dict[str, Any] | None = None
-            rows = 0
-            batch: list[tuple[int, dict[str, Any]]] = []
+            batch: list[tuple[int, dict[str, Any], reader.Pre | None]] = []
             chunk = CHUNK_ROWS
-            rest = (first + 1, found[1:], ended)  # the header's piece, after the header
-            for first, found, ended in itertools.chain([rest], pieces):
-                if not found:
-                    continue
-                if trailer is not None:
-                    raise SyncFileError(
-                        f"{str(source)!r} has data after its trailer (line {first}); nothing was applied")
-                end = next((i for i, line in enumerate(found) if line.startswith(b'{"end"')), None)
-                if end is not None:
-                    trailer = parse_line(found[end], first + end, source)
-                    if end + 1 < len(found):
-                        raise SyncFileError(f"{str(source)!r} has data after its trailer (line "
-                                            f"{first + end + 1}); nothing was applied")
-                    found = found[:end]
-                    if not found:
-                        continue
-                h.update(b"\n".join(found) + b"\n" if ended else found[0])
-                rows += len(found)
-                batch.extend([(n, parse_row(line, n, source)) for n, line in enumerate(found, first)])
+            for event in events:
+                if event[0] == "end":
+                    _, trailer, checksum, rows = event
+                    break
+                batch.extend(event[1])
                 while len(batch) >= chunk:
                     apply.rows(batch[:chunk])
                     del batch[:chunk]
-            checksum = h.hexdigest()
+            else:
+                raise reader.ReaderFailed("the file's events ended before its end")
             check_end(source, header, trailer, checksum, rows)
             apply.rows(batch)
             apply.finish()

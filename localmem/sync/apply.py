@@ -612,7 +612,7 @@ def import_(ledger: Ledger, path: str | os.PathLike[str], *, origin: str | None 
             try:
                 try:
                     return _import(ledger, source, origin, careful=False,
-                                   worker=source.stat().st_size >= READER_BYTES)
+                                   worker=source.stat().st_size >= READER_BYTES and _cores() >= 2)
                 except reader.ReaderFailed:  # rolled back whole: again, reading the file here
                     return _import(ledger, source, origin, careful=False, worker=False)
             except _Careful:  # rolled back whole: again, each chunk in a savepoint, to name the row
@@ -620,6 +620,12 @@ def import_(ledger: Ledger, path: str | os.PathLike[str], *, origin: str | None 
     except Exception:
         verify(source)  # a file-level error, if there is one, is the one reported
         raise
+
+
+def _cores() -> int:
+    """The cores this process may run on (a reader process beside it needs a second one)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
 
 
 @contextlib.contextmanager

@@ -18,6 +18,8 @@ import pytest
 from test_sync import _forge, _rehash, _rows, full_dump
 
 import localmem
+from localmem.core.db import connect
+from localmem.core.ledger import Ledger
 from localmem.sync import apply, files
 from localmem.testing import FrozenClock
 
@@ -60,6 +62,33 @@ def test_a_row_is_parsed_as_json_loads_parses_it(line: bytes, tmp_path: Path) ->
     """parse_row gives parse_line's row, or its very error, for every kind of line."""
     path = tmp_path / "f.gz"
     assert _outcome(files.parse_row, line, 7, path) == _outcome(files.parse_line, line, 7, path)
+
+
+@pytest.mark.parametrize("line", [
+    b'{"t":"revision","hlc":9223372036854775807,"n":-9223372036854775808,"ok":true,"no":null}',
+    b'{"t":"revision","hlc":18446744073709551616}',  # beyond 64 bits: orjson gives a float
+    b'{"t":"revision","hlc":-9223372036854775809}',
+    b'{"t":"revision","hlc":1e3}',
+    b'{"t":"revision","hlc":1.0}',
+    b'{"t":"revision","hlc":1e400}',
+    b'{"t":"revision","x":"\\ud800"}',  # an escaped lone surrogate: orjson refuses it
+    b'{"t":"revision","x":"\\ud83d\\ude00 \\u0000 \\/"}',
+    b'\xef\xbb\xbf{"t":"memory"}',  # a byte-order mark: json.loads skips it
+    b'{"t":"revision","content":{"text":"x","value":null,"n":3}}',
+    b'{"t":"revision","content":{"text":["x"]}}',
+    b'{"t":"revision","content":{"text":{"deeper":1}}}',
+    b'{"t":"revision","content":[1]}',
+    b'{"t":"revision","a":1,"b":2,"a":3}',  # a key twice: the last value, the first place
+    b'{"t":"revision","content":' + b'[' * 995 + b']' * 995 + b'}',  # past json.loads' depth, not orjson's
+    b'{"t":"revision","content":' + b'{"a":' * 995 + b'1' + b'}' * 995 + b'}',
+])
+def test_a_row_is_exactly_what_json_loads_makes_of_it(line: bytes, tmp_path: Path) -> None:
+    """Types and key order included: an integer is not its float, ``True`` not ``1``."""
+    path = tmp_path / "f.gz"
+    got, want = _outcome(files.parse_row, line, 7, path), _outcome(files.parse_line, line, 7, path)
+    assert repr(got) == repr(want)
+    if got[0] == "ok":
+        assert list(got[1]) == list(want[1])  # type: ignore[call-overload]
 
 
 def _pieces(data: bytes, tmp_path: Path) -> list[bytes]:
@@ -207,3 +236,34 @@ def test_a_file_compressed_at_any_gzip_level_imports_alike(
     again = tmp_path / f"level{level}.gz"
     again.write_bytes(gzip.compress(gzip.decompress(out.read_bytes()), compresslevel=level))
     assert laptop.import_(again).revisions == 16 and laptop.digest() == phone.digest()
+
+
+class _Hook:
+    """A before_chunk hook that records each attempt at a file and the lines it was shown."""
+
+    def __init__(self) -> None:
+        self.attempts: list[list[int]] = []
+
+    def start(self) -> None:
+        self.attempts.append([])
+
+    def __call__(self, batch: list[tuple[int, dict[str, object]]], /) -> None:
+        self.attempts[-1].extend(n for n, _row in batch)
+
+
+def test_an_import_run_again_after_sqlite_refused_a_chunk_tells_its_hook_it_starts_again(
+        phone: localmem.Store, tmp_path: Path) -> None:
+    """A first pass writes without savepoints; when SQLite refuses a chunk, all is rolled back and the
+    file runs again, chunk by chunk, to name the row. The hook (the hub seeds its staging store from
+    it) hears of both attempts, so it never takes what the rolled-back one did as still there."""
+    fill(phone, 6)
+    out = phone.export(tmp_path / "p.gz").path
+    conn = connect(":memory:")
+    conn.execute("CREATE TEMP TRIGGER refuse BEFORE INSERT ON revisions WHEN NEW.version = 2 "
+                 "BEGIN SELECT RAISE(ABORT, 'no second versions here'); END")
+    hook = _Hook()
+    with pytest.raises(localmem.LocalmemError, match="no second versions here"):
+        apply.import_(Ledger(conn, FrozenClock("2026-03-04T09:00:00Z"), None), out, before_chunk=hook,
+                      aside=False)
+    assert len(hook.attempts) == 2 and hook.attempts[0] == hook.attempts[1] != []
+    assert conn.execute("SELECT count(*) FROM revisions").get == 0

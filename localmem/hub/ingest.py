@@ -270,7 +270,9 @@ def _ingest(conn: psycopg.Connection[tuple[Any, ...]], source: Path, clock: Cloc
         arrived = to_micros(clock())  # read once the file's users are ours: arrivals stay in order
         ledger = _staging(hub, lambda: from_micros(arrived))
         seeder = Seeder(cur, ledger, users)
-        summary = import_(ledger, source, before_chunk=seeder)
+        # No reader process beside it: the hub runs files side by side (--jobs), and a reader
+        # takes more CPU in all than it saves this process (sync's benchmark, 1M revisions).
+        summary = import_(ledger, source, before_chunk=seeder, aside=False)
         file_id = None
         if summary.changed:
             created_at = int(ledger.connection.execute("SELECT created_at FROM imports").get)

@@ -163,6 +163,13 @@ class Seeder:
 
     def __init__(self, cur: psycopg.Cursor[tuple[Any, ...]], ledger: Ledger, users: set[str]) -> None:
         self.cur, self.conn, self.users = cur, ledger.connection, users
+        cur.execute(b"SET LOCAL enable_seqscan = off; SET LOCAL enable_hashjoin = off;"
+                    b" SET LOCAL enable_mergejoin = off")
+        self.start()
+
+    def start(self) -> None:
+        """An attempt at the file begins (the import may run it again, after rolling the staging
+        store back): nothing is seeded there yet."""
         # Ids already looked up on the hub (found or not), so each is read once.
         self._memories: set[str] = set()
         self._revisions: set[str] = set()
@@ -175,8 +182,6 @@ class Seeder:
         self.revisions_seeded: set[str] = set()
         self.tombs_seeded: set[str] = set()
         self.derivations_seeded: set[tuple[str, int]] = set()
-        cur.execute(b"SET LOCAL enable_seqscan = off; SET LOCAL enable_hashjoin = off;"
-                    b" SET LOCAL enable_mergejoin = off")
 
     def __call__(self, batch: list[tuple[int, dict[str, Any]]]) -> None:
         users: set[str] = set()

@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
+import orjson
+
 from ..core.db import SCHEMA_VERSION
 from ..core.inputs import check_path
 from ..core.sql import CONTENT_COLUMNS, MEMORY_COLUMNS, STORED_REVISION_COLUMNS, TOMBSTONE_COLUMNS
@@ -196,8 +198,9 @@ class LineWriter:
     every line given so far, and :meth:`flush` writes them all out.
     """
 
-    def __init__(self, out: Sink) -> None:
+    def __init__(self, out: Sink, *, hashing: bool = True) -> None:
         self._out = out
+        self._hashing = hashing  # False: the sink hashes what it is given (its own thread, say)
         self._hash = hashlib.sha256()
         self._buf: list[str] = []  # lines not yet hashed
         self._ready: list[bytes] = []  # hashed, not yet written
@@ -225,7 +228,8 @@ class LineWriter:
             self._buf.append("")
             data = "\n".join(self._buf).encode()
             self._buf.clear()
-            self._hash.update(data)
+            if self._hashing:
+                self._hash.update(data)
             self._ready.append(data)
 
     def flush(self) -> None:
@@ -449,22 +453,27 @@ def parse_line(line: bytes, n: int, path: Path) -> dict[str, Any]:
     return obj
 
 
-# The stdlib decoder's own scanner: json.loads less its per-call wrapping (the encoding sniffed,
-# the bytes decoded with surrogatepass, leading and trailing whitespace skipped).
-_scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+# The types a row's values (and its content's) take as an export writes them. orjson gives what
+# json.loads gives for these; where they differ, it gives a float (an integer beyond 64 bits), a
+# deeper value (json.loads refuses past Python's recursion limit, orjson at 1,024) or an error
+# (a lone surrogate, a byte-order mark, NaN): a row holding anything else is parsed again.
+_SCALARS = frozenset({str, int, bool, type(None)})
+_SHALLOW = _SCALARS | {dict}
 
 
 def parse_row(line: bytes, n: int, path: Path) -> dict[str, Any]:
-    """:func:`parse_line`, faster for a line as an export writes it (one UTF-8 JSON object, no
-    whitespace around it): any other line is parsed by :func:`parse_line` itself, so the
-    result, or the error, is the one it gives."""
+    """:func:`parse_line`, faster (orjson, ~3.5x) for a row as an export writes it: a JSON object
+    of strings, integers, booleans and nulls, and objects of those. Any other line is parsed by
+    :func:`parse_line` itself, so the result, or the error, is the one it gives."""
     try:
-        text = line.decode()
-        obj, end = _scan(text, 0)
-    except (ValueError, StopIteration, RecursionError):
+        obj = orjson.loads(line)
+    except orjson.JSONDecodeError:
         return parse_line(line, n, path)
-    if type(obj) is dict and (end == len(text) or (end == len(text) - 1 and text[end] == "\n")):
-        return obj
+    if type(obj) is dict:
+        types = set(map(type, obj.values()))
+        if types <= _SCALARS or (types <= _SHALLOW and all(
+                _SCALARS.issuperset(map(type, v.values())) for v in obj.values() if type(v) is dict)):
+            return obj
     return parse_line(line, n, path)
 
 

@@ -42,6 +42,7 @@ import pg  # noqa: E402 - the tests' throwaway cluster
 from provenance import git_commit  # noqa: E402
 
 import localmem  # noqa: E402
+from localmem.core.db import SCHEMA_VERSION  # noqa: E402
 from localmem.hub import db, ingest, reads  # noqa: E402
 from localmem.testing import FrozenClock  # noqa: E402
 
@@ -231,7 +232,9 @@ def main() -> None:
             figures = _ingest(dsn, arrivals, args.jobs, total, cluster)
             if kept is not None:
                 (kept / "ingested").write_text("ok")
-        receiver_path = cache / "receiver.db"
+        # One receiver per device schema: a newer localmem migrates the file it opens, which an
+        # older one (ab.py's other side) then refuses.
+        receiver_path = cache / f"receiver-{SCHEMA_VERSION}.db"
         if not receiver_path.exists():
             rclock = FrozenClock(arrivals[0][0])
             t0 = time.perf_counter()

@@ -479,35 +479,37 @@ _REVISIONS_9 = """CREATE TABLE revisions (
     origin        TEXT NOT NULL, hlc INTEGER NOT NULL DEFAULT 0, arrived_at INTEGER NOT NULL DEFAULT 0, content_hash BLOB CHECK (content_hash IS NULL OR length(content_hash) = 32), rev_hash BLOB CHECK (rev_hash IS NULL OR length(rev_hash) = 32), chain BLOB CHECK (chain IS NULL OR length(chain) = 32), memory_kind TEXT CHECK (memory_kind IS NULL OR length(memory_kind) > 0), memory_key TEXT CHECK (memory_key IS NULL OR length(memory_key) > 0),                           -- device id that wrote it
     CHECK ((version = 1) = (prev_rev IS NULL))
 ) STRICT"""  # noqa: E501 (the line ALTER TABLE wrote)
-_REVISIONS_10 = """CREATE TABLE revisions (
-    seq           INTEGER PRIMARY KEY,             -- local arrival order
-    rev_id        TEXT NOT NULL UNIQUE CHECK (length(rev_id) = 26),
-    memory_id     TEXT NOT NULL REFERENCES memories (memory_id),
-    user_id       TEXT NOT NULL,
-    version       INTEGER NOT NULL CHECK (version >= 1),
-    op            TEXT NOT NULL CHECK (op = 'assert' OR op = 'correct' OR op = 'supersede'
-                      OR op = 'superseded' OR op = 'expire' OR op = 'retract' OR op = 'derive'),
-    valid_from    INTEGER NOT NULL,
-    valid_to      INTEGER CHECK (valid_to IS NULL OR valid_to > valid_from),
-    precision     TEXT NOT NULL CHECK (precision = 'instant' OR precision = 'minute'
+
+
+def _rewritten(sql: str, *edits: tuple[str, str]) -> str:
+    """``sql`` with each (fragment, replacement) made, each fragment found exactly once."""
+    for old, new in edits:
+        if sql.count(old) != 1:
+            raise AssertionError(f"{old!r} is not once in the statement")  # a broken edit table
+        sql = sql.replace(old, new)
+    return sql
+
+
+# The three CHECKs with IN lists of 3 or more values, as chains of `=` (the rest unchanged).
+_REVISIONS_10 = _rewritten(
+    _REVISIONS_9,
+    ("""CHECK (op IN (
+                      'assert', 'correct', 'supersede', 'superseded',
+                      'expire', 'retract', 'derive'))""",
+     """CHECK (op = 'assert' OR op = 'correct' OR op = 'supersede'
+                      OR op = 'superseded' OR op = 'expire' OR op = 'retract' OR op = 'derive')"""),
+    ("""CHECK (precision IN (
+                      'instant', 'minute', 'hour', 'part_of_day', 'day', 'weekend',
+                      'week', 'month', 'season', 'year', 'decade', 'unknown'))""",
+     """CHECK (precision = 'instant' OR precision = 'minute'
                       OR precision = 'hour' OR precision = 'part_of_day' OR precision = 'day'
                       OR precision = 'weekend' OR precision = 'week' OR precision = 'month'
                       OR precision = 'season' OR precision = 'year' OR precision = 'decade'
-                      OR precision = 'unknown'),
-    valid_source  TEXT NOT NULL CHECK (valid_source = 'explicit' OR valid_source = 'resolved'
-                      OR valid_source = 'assumed'),
-    observed_at   INTEGER NOT NULL,
-    recorded_at   INTEGER NOT NULL,
-    tz            TEXT NOT NULL CHECK (length(tz) > 0),
-    expires_at    INTEGER,
-    retracted     INTEGER NOT NULL CHECK (retracted IN (0, 1)),
-    corrected     INTEGER NOT NULL CHECK (corrected IN (0, 1)),
-    prev_rev      TEXT REFERENCES revisions (rev_id),      -- the revision this one follows
-    supersedes    TEXT REFERENCES memories (memory_id),    -- the memory this one replaced
-    superseded_by TEXT REFERENCES memories (memory_id),    -- the memory that replaced this one
-    origin        TEXT NOT NULL, hlc INTEGER NOT NULL DEFAULT 0, arrived_at INTEGER NOT NULL DEFAULT 0, content_hash BLOB CHECK (content_hash IS NULL OR length(content_hash) = 32), rev_hash BLOB CHECK (rev_hash IS NULL OR length(rev_hash) = 32), chain BLOB CHECK (chain IS NULL OR length(chain) = 32), memory_kind TEXT CHECK (memory_kind IS NULL OR length(memory_kind) > 0), memory_key TEXT CHECK (memory_key IS NULL OR length(memory_key) > 0),                           -- device id that wrote it
-    CHECK ((version = 1) = (prev_rev IS NULL))
-) STRICT"""  # noqa: E501 (the line ALTER TABLE wrote)
+                      OR precision = 'unknown')"""),
+    ("""CHECK (valid_source IN ('explicit', 'resolved', 'assumed'))""",
+     """CHECK (valid_source = 'explicit' OR valid_source = 'resolved'
+                      OR valid_source = 'assumed')"""),
+)
 
 #: Steps that rewrite a table's own CREATE statement in sqlite_schema, for a change no stored row
 #: or page depends on (a CHECK written another way): step -> (table, its SQL before, after). This

@@ -69,3 +69,33 @@ def test_every_history_page_is_linked_from_the_readme() -> None:
     linked = {(REPO / t.partition("#")[0]).resolve() for t in relative_links(REPO / "README.md")}
     assert DOCS
     assert [d.name for d in DOCS if d.resolve() not in linked] == []
+
+
+
+def architecture() -> str:
+    """The README's Architecture section."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    return text.split("\n## Architecture\n", 1)[1].split("\n## ", 1)[0]
+
+
+def version(path: str, name: str) -> str:
+    """The number a module assigns to ``name`` at its top level."""
+    found = re.search(rf"^{name} = (\d+)$", (REPO / path).read_text(encoding="utf-8"), re.M)
+    assert found, f"no {name} in {path}"
+    return found.group(1)
+
+
+def test_the_architecture_section_names_every_module() -> None:
+    """The map of the code names each module of every layer, so a new module lands on it."""
+    section = architecture()
+    unnamed = [str(path.relative_to(REPO)) for path in sorted((REPO / "localmem").rglob("*.py"))
+               if path.stem not in {"__init__", "__main__"}
+               and not re.search(rf"\b{re.escape(path.stem)}\b", section)]
+    assert unnamed == []
+
+
+def test_the_versions_the_architecture_names_are_the_codes() -> None:
+    """The map's schema and hub versions are the ones the code writes."""
+    section = architecture()
+    assert re.findall(r"schema version (\d+)", section) == [version("localmem/core/db.py", "SCHEMA_VERSION")]
+    assert re.findall(r"hub version (\d+)", section) == [version("localmem/hub/db.py", "HUB_VERSION")]

@@ -149,6 +149,19 @@ def test_inside_a_batch_it_commits_with_the_batch(file_store: localmem.Store) ->
     assert file_store.add_many([]) == []
 
 
+def test_an_item_refused_inside_a_batch_leaves_the_chain_whole(store: localmem.Store) -> None:
+    """A bad ``expires`` is found while the rows are built, inside batch()'s transaction: the call
+    is refused and writes nothing, and the batch's later writes still chain onto the file's head."""
+    store.add("before", user_id="sam")
+    with store.batch():
+        with pytest.raises(localmem.InvalidTimeError, match="not a date"):
+            store.add_many([{"text": "fine", "user_id": "sam"},
+                            {"text": "bad", "user_id": "sam", "expires": "not a date"}])
+        store.add("after", user_id="sam")
+    assert store.connection.execute("SELECT count(*) FROM revisions").get == 2
+    assert store.doctor().ok
+
+
 def test_an_embedder_embeds_every_bulk_row(clock: FrozenClock, tmp_path: Path) -> None:
     """With an embedder, each item's text gets its vector in the call's own transaction."""
     s = localmem.open(tmp_path / "v.db", clock=clock, embedder=HashEmbedder())

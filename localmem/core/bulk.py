@@ -193,7 +193,11 @@ def _refuse_read_before(i: int, tasks: list[Task], prepared: list[_Prepared]) ->
 def _append(
     ledger: Ledger, group: list[tuple[Mapping[str, Any], Said]], reading: Micros | None
 ) -> list[Added]:
-    """Append a run of items that need no lookup, in bulk, at one recorded time."""
+    """Append a run of items that need no lookup, in bulk, at one recorded time.
+
+    The local chain runs in item order from the head read here; the ledger is told the new head
+    only once the rows are in (an item refused while its row is built, e.g. a bad ``expires``,
+    leaves the head, like the file, as it was: a batch() around the call may go on writing)."""
     if not group:
         return []
     now = ledger.recorded_now(reading)
@@ -201,56 +205,48 @@ def _append(
     origin, hlc = ledger.device_id, now << 10
     memories, revisions, contents, out = [], [], [], []
     ids = iter(new_ids(now, 2 * len(group)))
+    head = ledger.chain_head()
+    content_hash, rev_hash_of, link_of = chain.content_hash, chain.rev_hash, chain.link
     for item, said in group:
         seq += 1
-        span = _span(ledger, item, said, now)
+        span = _span(ledger, item, said, now) if not _EXPLICIT.isdisjoint(item) else _said_span(said, now)
         exp = None if item.get("expires") is None else ledger.expiry(item["expires"], said.z)
         memory_id, rev_id = next(ids), next(ids)
         user_id, kind, reason = item["user_id"], item.get("kind", "fact"), item.get("reason")
         observed = now if said.observed is None else said.observed
         value, attributes, source = said.encoded
-        fields = (
-            rev_id,
-            memory_id,
-            user_id,
-            1,
-            "assert",
-            span[0],
-            span[1],
-            span[2],
-            span[3],
-            observed,
-            now,
-            said.z.key,
-            exp,
-            0,
-            0,
-            None,
-            None,
-            None,
-            origin,
-            hlc,
-        )
-        content = chain.content_hash(said.text, value, attributes, source, reason)
-        rev_hash = chain.rev_hash(fields, kind, None, content, None)
-        link = ledger.link(rev_hash, now)
-        ledger.set_head(link)
+        fields = (rev_id, memory_id, user_id, 1, "assert", *span, observed, now, said.z.key, exp, 0, 0,
+                  None, None, None, origin, hlc)
+        content = content_hash(said.text, value, attributes, source, reason)
+        rev_hash = rev_hash_of(fields, kind, None, content, None)
+        head = link_of(head, rev_hash, now)
         memories.append((memory_id, user_id, kind, None, now))
-        revisions.append((seq, *fields, now, content, rev_hash, link))
+        revisions.append((seq, *fields, now, content, rev_hash, head))
         row = (seq, memory_id, said.text, value, attributes, source, reason)
         contents.append(row)
         out.append(Added(memory_id, rev_id, (kind, fields, row)))
     ledger.append_new(memories, revisions, contents)
+    assert head is not None  # the group holds an item
+    ledger.set_head(head)
     return out
+
+
+#: The item fields that make its valid time go through the ledger's rule (not the text's alone).
+_EXPLICIT = frozenset({"valid_from", "valid_to", "precision"})
+
+
+def _said_span(said: Said, now: Micros) -> ValidSpan:
+    """The valid time of an item with no explicit times: what the text said, else the observed
+    instant (assumed)."""
+    if said.said is not None:
+        return said.said[0], said.said[1], check_precision(said.said[2]), "resolved"
+    return now if said.observed is None else said.observed, None, "instant", "assumed"
 
 
 def _span(ledger: Ledger, item: Mapping[str, Any], said: Said, now: Micros) -> ValidSpan:
     """``add``'s valid time: explicit arguments through the ledger's rule, else what the text said,
     else the observed instant (assumed)."""
-    if said.said is not None:
-        otherwise: ValidSpan = (said.said[0], said.said[1], check_precision(said.said[2]), "resolved")
-    else:
-        otherwise = (now if said.observed is None else said.observed, None, "instant", "assumed")
+    otherwise = _said_span(said, now)
     vf, vt, precision = item.get("valid_from"), item.get("valid_to"), item.get("precision")
     if vf is None and vt is None and precision is None:
         return otherwise

@@ -241,13 +241,18 @@ class Ledger(Transactions):
             if self.embedder is not None:
                 self._unembedded.append(Pending(rev[seq], rev[memory], rev[user], rev[recorded], content[2]))
 
-    def link(self, revision_hash: bytes | None, arrived_at: Micros) -> bytes:
-        """The local chain value of the next revision (see :mod:`localmem.core.chain`); the caller
-        inserts it and sets the head (``_txn_head``) once the row is in."""
+    def chain_head(self) -> bytes | None:
+        """The local chain value of the newest revision (None in an empty file), read once per
+        transaction."""
         if not self._head_known:
             self._txn_head = self.connection.execute(sql.CHAIN_HEAD).get
             self._head_known = True
-        return chain.link(self._txn_head, revision_hash, arrived_at)
+        return self._txn_head
+
+    def link(self, revision_hash: bytes | None, arrived_at: Micros) -> bytes:
+        """The local chain value of the next revision (see :mod:`localmem.core.chain`); the caller
+        inserts it and sets the head (``_txn_head``) once the row is in."""
+        return chain.link(self.chain_head(), revision_hash, arrived_at)
 
     def set_head(self, head: bytes) -> None:
         """Say that a revision with local chain value ``head`` was just inserted (by an import)."""

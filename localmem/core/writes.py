@@ -96,13 +96,17 @@ def add(
 
 
 def check_add_args(text: str, user_id: str, kind: str, key: str | None, reason: str | None,
-                   precision: str | None, tz: str | ZoneInfo | None) -> None:
-    """``add``'s checks of its plain arguments (before any SQL runs)."""
+                   precision: str | None, tz: str | ZoneInfo | None, *, known: bool = False) -> None:
+    """``add``'s checks of its plain arguments (before any SQL runs), in this order; ``known``: the
+    user_id and kind passed already (in an earlier item of the call) and are not checked again."""
     check_text(text)
-    check_text(user_id, "user_id")
-    check_text(kind, "kind")
-    optional_text(key, "key")
-    optional_text(reason, "reason")
+    if not known:
+        check_text(user_id, "user_id")
+        check_text(kind, "kind")
+    if key is not None:
+        check_text(key, "key")
+    if reason is not None:
+        check_text(reason, "reason")
     if precision is not None:
         check_precision(precision)
     if tz is not None:
@@ -112,11 +116,13 @@ def check_add_args(text: str, user_id: str, kind: str, key: str | None, reason: 
 def check_add(item: Mapping[str, Any], seen: set[tuple[str, str]]) -> None:
     """:func:`check_add_args` for an item of ``add_many`` (a mapping of ``add``'s keyword arguments);
     a (user_id, kind) pair of plain strings in ``seen`` passed already and is not checked again."""
-    user_id, kind = item["user_id"], item.get("kind", "fact")
-    known = type(user_id) is str and type(kind) is str and (user_id, kind) in seen
-    check_add_args(item["text"], "-" if known else user_id, "-" if known else kind, item.get("key"),
-                   item.get("reason"), item.get("precision"), item.get("tz"))
-    if not known and type(user_id) is str and type(kind) is str:
+    get = item.get
+    user_id, kind = item["user_id"], get("kind", "fact")
+    plain = type(user_id) is str and type(kind) is str
+    known = plain and (user_id, kind) in seen
+    check_add_args(item["text"], user_id, kind, get("key"), get("reason"), get("precision"), get("tz"),
+                   known=known)
+    if plain and not known:
         seen.add((user_id, kind))
 
 

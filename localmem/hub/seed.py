@@ -184,36 +184,18 @@ class Seeder:
         self.derivations_seeded: set[tuple[str, int]] = set()
 
     def __call__(self, batch: list[tuple[int, dict[str, Any]]]) -> None:
-        users: set[str] = set()
-        memories: set[str] = set()
-        revisions: set[str] = set()
-        tombs: set[str] = set()
-        erased: set[str] = set()
-        derived: set[str] = set()
-        for _n, row in batch:
-            if type(row) is not dict:
-                continue  # refused by the import's own check of it
-            get = row.get
-            user = get("user_id")
-            if type(user) is str:
-                users.add(user)
-            for name in _MEMORY_NAMES:
-                value = get(name)
-                if type(value) is str:
-                    memories.add(value)
-            for name in _REVISION_NAMES:
-                value = get(name)
-                if type(value) is str:
-                    revisions.add(value)
-            tomb = get("tomb_id")
-            if type(tomb) is str:
-                tombs.add(tomb)
-            kind, memory = get("t"), get("memory_id")
-            if type(memory) is str:
-                if kind == "tombstone":
-                    erased.add(memory)
-                elif kind == "derivation":
-                    derived.add(memory)
+        rows = [row for _n, row in batch if type(row) is dict]  # others: refused by the import's check
+
+        def named(*names: str) -> set[str]:
+            return {v for name in names for row in rows if type(v := row.get(name)) is str}
+
+        def memories_of(kind: str) -> set[str]:
+            return {v for row in rows if row.get("t") == kind and type(v := row.get("memory_id")) is str}
+
+        # One pass over the rows per field (comprehensions), not one loop over every field per row.
+        users = named("user_id")
+        memories, revisions, tombs = named(*_MEMORY_NAMES), named(*_REVISION_NAMES), named("tomb_id")
+        erased, derived = memories_of("tombstone"), memories_of("derivation")
         if not users <= self.users:
             raise MoreUsers(users - self.users)
         self._seed(memories, revisions, tombs, erased, derived)
@@ -262,12 +244,12 @@ class Seeder:
         conn.executemany(core_sql.INSERT_MEMORY, memory_rows)
         self.memories_seeded.update(str(m[0]) for m in memory_rows)
         nr = len(HUB_REVISION_COLUMNS)
-        for hub_seq, row in history:
-            seq = hub_seq - SEED_SEQ_BASE
-            conn.execute(_INSERT_REVISION, (seq, *row[:nr], None))
-            if row[nr]:
-                conn.execute(core_sql.INSERT_CONTENT, (seq, row[_MEMORY_AT], *row[nr + 1:]))
-            self.revisions_seeded.add(str(row[_REV_AT]))
+        # Every revision before any content (content's key names its revision), one executemany each.
+        conn.executemany(_INSERT_REVISION, [(hub_seq - SEED_SEQ_BASE, *row[:nr], None)
+                                            for hub_seq, row in history])
+        conn.executemany(core_sql.INSERT_CONTENT, [(hub_seq - SEED_SEQ_BASE, row[_MEMORY_AT], *row[nr + 1:])
+                                                   for hub_seq, row in history if row[nr]])
+        self.revisions_seeded.update(str(row[_REV_AT]) for _, row in history)
         conn.executemany(_INSERT_DERIVATION, derivations)
         self.derivations_seeded.update((str(d[0]), int(d[1])) for d in derivations)
         conn.executemany(core_sql.INSERT_ERASURE, erasures)

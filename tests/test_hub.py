@@ -5,6 +5,7 @@ Every test gets an empty schema of its own on the session's cluster (conftest.hu
 
 from __future__ import annotations
 
+import gzip
 import json
 import threading
 from collections.abc import Iterator
@@ -17,7 +18,7 @@ from test_sync import _corrupt_files, _rehash, _rewrite
 
 import localmem
 from localmem.cli import main
-from localmem.hub import db, ingest, reads
+from localmem.hub import db, ingest, reads, seed
 from localmem.sync.bulk import BULK_REVISIONS
 from localmem.testing import FrozenClock
 
@@ -323,6 +324,21 @@ def test_a_user_the_first_read_missed_is_locked_on_a_second_attempt(
     attempts.clear()
     assert ingest.ingest(hub, path, clock=clock).summary.revisions == 1
     assert attempts == [set(), {"sam"}]
+
+
+def test_a_files_users_are_found_across_pieces_escapes_and_a_last_line_without_newline(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """file_users reads the decompressed file a piece at a time: a line cut by a piece's end, a
+    user spelled with a JSON escape, and a last line with no newline are all found; a file that
+    is not gzip gives no users (the import refuses it, with the device's message)."""
+    monkeypatch.setattr(seed, "_PIECE", 7)  # every line crosses a piece's end
+    lines = [json.dumps({"t": "memory", "user_id": u}, separators=(",", ":")) for u in ("sam", "ana")]
+    lines.append('{"t":"memory","user_id":"jo\\u00e3o"}')
+    path = tmp_path / "f.gz"
+    path.write_bytes(gzip.compress("\n".join([*lines, '{"user_id":"last"}']).encode()))
+    assert seed.file_users(path) == {"sam", "ana", "jo\u00e3o", "last"}
+    path.write_bytes(b'{"user_id":"sam"}\n')
+    assert seed.file_users(path) == set()
 
 
 def test_the_hubs_tables_are_append_only(hub: Conn, tmp_path: Path) -> None:

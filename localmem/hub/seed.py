@@ -28,9 +28,11 @@ and the ingest starts again with that user locked too.
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
-from collections.abc import Iterable
+import zlib
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +41,15 @@ import psycopg
 from ..core import sql as core_sql
 from ..core.ledger import Ledger
 from ..errors import SyncFileError
-from ..sync.files import CONTENT_FIELDS, MEMORY_FIELDS, REVISION_FIELDS, TOMBSTONE_FIELDS, line_pieces
+from ..sync.files import (
+    CONTENT_FIELDS,
+    MAX_EXPANDED_BYTES,
+    MAX_LINE_BYTES,
+    MEMORY_FIELDS,
+    REVISION_FIELDS,
+    TOMBSTONE_FIELDS,
+    open_regular,
+)
 
 __all__ = ["HUB_REVISION_COLUMNS", "SEED_SEQ_BASE", "MoreUsers", "Seeder", "file_users"]
 
@@ -56,6 +66,8 @@ _TOMB_MEMORY_AT = TOMBSTONE_FIELDS.index("memory_id")
 
 #: A user field as the device's export writes it: found in a piece of lines without parsing them.
 _USER_FIELD = re.compile(rb'"user_id":"([^"\\\n]*)"')
+#: How much of a file :func:`file_users` decompresses at a time.
+_PIECE = 1 << 20
 
 
 class MoreUsers(Exception):  # noqa: N818 - a signal to the ingest, not an error anyone sees
@@ -70,31 +82,47 @@ def file_users(path: Path) -> set[str]:
     """The users a file's rows name, to lock before anything is read for them. Lenient: a damaged
     file is left to the import to refuse (with the device's message), so this finds what it can.
 
-    Lines as the device writes them are matched by a pattern; a line with a backslash is parsed,
-    so a user spelled with escapes is still found. A user missed here (a line written otherwise)
-    is found by the seeder as the import reads it (:class:`MoreUsers`).
+    Lines as the device writes them are matched by a pattern, over the decompressed file a piece
+    of whole lines at a time (not split into lines: a user field never spans one); a line with a
+    backslash is parsed, so a user spelled with escapes is still found. A user missed here (a line
+    written otherwise) is found by the seeder as the import reads it (:class:`MoreUsers`). It stops
+    where the import would refuse the file: a line over MAX_LINE_BYTES, more than MAX_EXPANDED_BYTES.
     """
     found: set[bytes] = set()
     users: set[str] = set()
     try:
-        with line_pieces(path) as pieces:
-            for _first, lines, _ended in pieces:
-                joined = b"\n".join(lines)
-                found.update(_USER_FIELD.findall(joined))
-                if b"\\" not in joined:
+        with open_regular(path) as raw, gzip.GzipFile(fileobj=raw, mode="rb") as gz:
+            carry, total, more = b"", 0, True
+            while more:
+                piece = gz.read(_PIECE)
+                total += len(piece)
+                more = bool(piece) and total <= MAX_EXPANDED_BYTES
+                cut = piece.rfind(b"\n") + 1 if more else len(piece)  # at the end: the rest, too
+                if more and not cut:  # a line longer than the piece: read on
+                    carry += piece
+                    if len(carry) > MAX_LINE_BYTES:
+                        break
                     continue
-                for line in lines:
-                    if b"\\" in line:
-                        try:
-                            row = json.loads(line)
-                        except (ValueError, RecursionError):
-                            continue
-                        if isinstance(row, dict) and isinstance(row.get("user_id"), str):
-                            users.add(row["user_id"])
-    except SyncFileError:
+                whole, carry = carry + piece[:cut], piece[cut:]
+                found.update(_USER_FIELD.findall(whole))
+                if b"\\" in whole:
+                    users.update(_escaped_users(whole))
+    except (SyncFileError, OSError, EOFError, zlib.error):
         pass
     users.update(u.decode("utf-8", "replace") for u in found)
     return users
+
+
+def _escaped_users(lines: bytes) -> Iterator[str]:
+    """The users of the lines with a backslash in them (JSON escapes the pattern cannot read)."""
+    for line in lines.split(b"\n"):
+        if b"\\" in line:
+            try:
+                row = json.loads(line)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(row, dict) and isinstance(row.get("user_id"), str):
+                yield row["user_id"]
 
 
 # Each seeding query is a join of the ids with an index, probed once per id: the ingest's
@@ -184,36 +212,18 @@ class Seeder:
         self.derivations_seeded: set[tuple[str, int]] = set()
 
     def __call__(self, batch: list[tuple[int, dict[str, Any]]]) -> None:
-        users: set[str] = set()
-        memories: set[str] = set()
-        revisions: set[str] = set()
-        tombs: set[str] = set()
-        erased: set[str] = set()
-        derived: set[str] = set()
-        for _n, row in batch:
-            if type(row) is not dict:
-                continue  # refused by the import's own check of it
-            get = row.get
-            user = get("user_id")
-            if type(user) is str:
-                users.add(user)
-            for name in _MEMORY_NAMES:
-                value = get(name)
-                if type(value) is str:
-                    memories.add(value)
-            for name in _REVISION_NAMES:
-                value = get(name)
-                if type(value) is str:
-                    revisions.add(value)
-            tomb = get("tomb_id")
-            if type(tomb) is str:
-                tombs.add(tomb)
-            kind, memory = get("t"), get("memory_id")
-            if type(memory) is str:
-                if kind == "tombstone":
-                    erased.add(memory)
-                elif kind == "derivation":
-                    derived.add(memory)
+        rows = [row for _n, row in batch if type(row) is dict]  # others: refused by the import's check
+
+        def named(*names: str) -> set[str]:
+            return {v for name in names for row in rows if type(v := row.get(name)) is str}
+
+        def memories_of(kind: str) -> set[str]:
+            return {v for row in rows if row.get("t") == kind and type(v := row.get("memory_id")) is str}
+
+        # One pass over the rows per field (comprehensions), not one loop over every field per row.
+        users = named("user_id")
+        memories, revisions, tombs = named(*_MEMORY_NAMES), named(*_REVISION_NAMES), named("tomb_id")
+        erased, derived = memories_of("tombstone"), memories_of("derivation")
         if not users <= self.users:
             raise MoreUsers(users - self.users)
         self._seed(memories, revisions, tombs, erased, derived)
@@ -262,12 +272,12 @@ class Seeder:
         conn.executemany(core_sql.INSERT_MEMORY, memory_rows)
         self.memories_seeded.update(str(m[0]) for m in memory_rows)
         nr = len(HUB_REVISION_COLUMNS)
-        for hub_seq, row in history:
-            seq = hub_seq - SEED_SEQ_BASE
-            conn.execute(_INSERT_REVISION, (seq, *row[:nr], None))
-            if row[nr]:
-                conn.execute(core_sql.INSERT_CONTENT, (seq, row[_MEMORY_AT], *row[nr + 1:]))
-            self.revisions_seeded.add(str(row[_REV_AT]))
+        # Every revision before any content (content's key names its revision), one executemany each.
+        conn.executemany(_INSERT_REVISION, [(hub_seq - SEED_SEQ_BASE, *row[:nr], None)
+                                            for hub_seq, row in history])
+        conn.executemany(core_sql.INSERT_CONTENT, [(hub_seq - SEED_SEQ_BASE, row[_MEMORY_AT], *row[nr + 1:])
+                                                   for hub_seq, row in history if row[nr]])
+        self.revisions_seeded.update(str(row[_REV_AT]) for _, row in history)
         conn.executemany(_INSERT_DERIVATION, derivations)
         self.derivations_seeded.update((str(d[0]), int(d[1])) for d in derivations)
         conn.executemany(core_sql.INSERT_ERASURE, erasures)

@@ -60,10 +60,10 @@ def pure_requested() -> bool:
 
 
 def compiled_sources(root: Path, entries: list[str]) -> list[str]:
-    """The ``.py`` files the configuration's entries name (a directory: every one under it),
-    relative to ``root``, sorted."""
+    """The ``.py`` files the configuration's entries name (a directory: every one under it; an entry
+    starting with ``!`` leaves out what it names), relative to ``root``, sorted."""
     found: set[str] = set()
-    for entry in entries:
+    for entry in (e for e in entries if not e.startswith("!")):
         path = root / entry
         if path.is_dir():
             found.update(p.relative_to(root).as_posix() for p in path.rglob("*.py"))
@@ -71,6 +71,10 @@ def compiled_sources(root: Path, entries: list[str]) -> list[str]:
             found.add(entry)
         else:
             raise ValueError(f"mypyc entry {entry!r} is neither a directory nor a .py file under {root}")
+    for entry in (e[1:] for e in entries if e.startswith("!")):
+        if entry not in found:
+            raise ValueError(f"mypyc entry '!{entry}' leaves out a file no other entry names")
+        found.discard(entry)
     return sorted(found)
 
 

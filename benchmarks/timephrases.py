@@ -124,12 +124,12 @@ def resolver_build() -> str:
     """How the imported resolver was built: "compiled (mypyc)" when its modules are extension
     modules (a wheel from ``pip install .``; hatch_build.py), else "pure Python" (an editable
     install, LOCALMEM_PURE=1, or a build that could not compile), with where it was loaded from."""
-    import localmem.time.resolver as resolver
+    import localmem.time.resolver.resolve as core  # find_times' work (its package __init__ stays pure)
 
     modules = [m for name, m in sys.modules.items() if name.startswith("localmem.time")]
     native = [m for m in modules if not str(getattr(m, "__file__", "")).endswith(".py")]
-    how = "compiled (mypyc)" if not str(resolver.__file__).endswith(".py") else "pure Python"
-    return f"{how}, {len(native)} of {len(modules)} localmem.time modules native, from {resolver.__file__}"
+    how = "compiled (mypyc)" if not str(core.__file__).endswith(".py") else "pure Python"
+    return f"{how}, {len(native)} of {len(modules)} localmem.time modules native, from {core.__file__}"
 
 
 def find_times_function() -> Callable[..., list[Any]]:

@@ -113,9 +113,12 @@ def test_compiled_modules_are_listed_once_and_exist() -> None:
     spec.loader.exec_module(build)
     sources = build.compiled_sources(REPO, hook["mypyc"])
     assert "localmem/time/resolver/combine.py" in sources
+    assert "localmem/time/resolver/__init__.py" not in sources  # find_times checks its arguments there
     assert all(s.startswith("localmem/") and (REPO / s).is_file() for s in sources)
     with pytest.raises(ValueError, match="nowhere"):
         build.compiled_sources(REPO, ["localmem/nowhere"])
+    with pytest.raises(ValueError, match="no other entry"):
+        build.compiled_sources(REPO, ["localmem/time", "!localmem/store.py"])
 
 
 @pytest.mark.slow

@@ -124,7 +124,7 @@ def resolver_build() -> str:
     """How the imported resolver was built: "compiled (mypyc)" when its modules are extension
     modules (a wheel from ``pip install .``; hatch_build.py), else "pure Python" (an editable
     install, LOCALMEM_PURE=1, or a build that could not compile), with where it was loaded from."""
-    import localmem.time.resolver.resolve as core  # find_times' work (its package __init__ stays pure)
+    import localmem.time.resolver.find as core  # find_times' work (its package __init__ stays pure)
 
     modules = [m for name, m in sys.modules.items() if name.startswith("localmem.time")]
     native = [m for m in modules if not str(getattr(m, "__file__", "")).endswith(".py")]

@@ -143,8 +143,8 @@ from datetime import datetime, tzinfo
 
 from ...errors import InvalidInputError, NaiveDatetimeError
 from ..clock import zone
+from .find import resolve
 from .mention import TimeMention
-from .resolve import resolve
 
 __all__ = ["TimeMention", "find_times", "rewrite", "DATE_ORDERS"]
 

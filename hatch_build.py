@@ -13,8 +13,8 @@ What a user can expect:
 - ``LOCALMEM_PURE=1`` (any value but empty or ``0``) forces the pure wheel.
 - An editable install (``pip install -e .``) is always pure: what a developer edits is what
   runs, and no ``.so`` file lands in the tree to shadow an edited ``.py`` file.
-- Nothing is written to the source tree but mypy's cache (``.mypy_cache/``, ignored by git):
-  the C sources and the objects are built in a temporary directory, removed afterwards.
+- Nothing is written to the source tree: mypy's cache, the C sources and the objects are built
+  in a temporary directory, removed afterwards.
 """
 
 from __future__ import annotations
@@ -46,9 +46,14 @@ import sys
 from setuptools import setup
 from mypyc.build import mypycify
 work, lib, group, *paths = sys.argv[1:]
+# mypy checks what it compiles with the project's config (pyproject.toml) but only reports on it
+# (the library's other modules import apsw and orjson, absent from the build environment) and keeps
+# its cache in the temporary directory, so a build never depends on, nor writes, the tree's cache.
+flags = ["--follow-imports=silent", "--ignore-missing-imports", "--no-warn-unused-ignores",
+         "--cache-dir", work + "/mypy_cache"]
 setup(
     name="localmem-compiled", packages=[], py_modules=[],
-    ext_modules=mypycify(paths, opt_level="3", group_name=group, target_dir=work),
+    ext_modules=mypycify(flags + paths, opt_level="3", group_name=group, target_dir=work),
     script_args=["build_ext", "--build-lib", lib, "--build-temp", work],
 )
 """

@@ -120,6 +120,18 @@ def load_scorer(data: Path) -> ModuleType:
     return module
 
 
+def resolver_build() -> str:
+    """How the imported resolver was built: "compiled (mypyc)" when its modules are extension
+    modules (a wheel from ``pip install .``; hatch_build.py), else "pure Python" (an editable
+    install, LOCALMEM_PURE=1, or a build that could not compile), with where it was loaded from."""
+    import localmem.time.resolver.find as core  # find_times' work (its package __init__ stays pure)
+
+    modules = [m for name, m in sys.modules.items() if name.startswith("localmem.time")]
+    native = [m for m in modules if not str(getattr(m, "__file__", "")).endswith(".py")]
+    how = "compiled (mypyc)" if not str(core.__file__).endswith(".py") else "pure Python"
+    return f"{how}, {len(native)} of {len(modules)} localmem.time modules native, from {core.__file__}"
+
+
 def find_times_function() -> Callable[..., list[Any]]:
     try:
         from localmem.time.resolver import find_times
@@ -437,7 +449,8 @@ def main(argv: list[str] | None = None) -> int:
 
     n_rel = acc["localmem"]["relative"]["n"]
     print(f"\nlocalmem {git_commit()} vs dateparser {dateparser_version()} on {args.data / 'dev.jsonl'}"
-          f" ({len(rows)} rows, {n_rel} relative), tz {args.tz}\n")
+          f" ({len(rows)} rows, {n_rel} relative), tz {args.tz}")
+    print(f"resolver: {resolver_build()}\n")
     print_accuracy(acc, na)
     for name, r in dev_runs.items():
         if r.errors:
@@ -453,7 +466,8 @@ def main(argv: list[str] | None = None) -> int:
         print_fp(free, free_runs["localmem"])
     print()
     print(json.dumps({"benchmark": "localmem.timephrases", "commit": git_commit(), "tz": args.tz,
-                      "ranges": args.ranges, "data": os.fspath(args.data), "accuracy": acc,
+                      "ranges": args.ranges, "data": os.fspath(args.data), "resolver": resolver_build(),
+                      "accuracy": acc,
                       "false_positives": fps,
                       "messages_per_s": {k: round(v, 1) for k, v in rates.items()},
                       "cpu_messages_per_s": {"localmem": round(cpu_rate, 1)},

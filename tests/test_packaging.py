@@ -8,11 +8,13 @@ localmem/clock.py reads the wall clock.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
 import subprocess
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -46,12 +48,14 @@ def test_schema_sql_found_in_editable_install() -> None:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A wheel built from this checkout (no build isolation: hatchling is in the test extras)."""
+    """A wheel built from this checkout (no build isolation: hatchling is in the test extras), pure:
+    LOCALMEM_PURE=1 skips hatch_build.py's mypyc compile, a minute of C that these tests do not
+    look at (.ci/run installs and tests the compiled wheel)."""
     out = tmp_path_factory.mktemp("wheel")
     result = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", "--no-build-isolation",
          "--disable-pip-version-check", "-q", "-w", str(out)],
-        capture_output=True, text=True, timeout=300, check=False,
+        capture_output=True, text=True, timeout=300, check=False, env={**os.environ, "LOCALMEM_PURE": "1"},
     )
     assert result.returncode == 0, result.stderr
     wheels = list(out.glob("localmem-*.whl"))
@@ -88,6 +92,33 @@ def test_wheel_contains_schema_tui_and_console_script(wheel: Path) -> None:
     entry_points = _entry_points(wheel)
     assert "[console_scripts]" in entry_points
     assert re.search(r"^localmem\s*=\s*localmem\.cli:main\s*$", entry_points, re.MULTILINE)
+
+
+@pytest.mark.slow
+def test_pure_wheel_is_any_platform_and_holds_no_extension(wheel: Path) -> None:
+    """With LOCALMEM_PURE=1 the wheel is the pure one: tagged py3-none-any, no compiled module in it."""
+    assert wheel.name.endswith("-py3-none-any.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        assert not [n for n in zf.namelist() if n.endswith((".so", ".pyd"))]
+
+
+def test_compiled_modules_are_listed_once_and_exist() -> None:
+    """pyproject.toml names the modules hatch_build.py compiles (one list); each entry is a directory
+    or a .py file of the library, and the time-phrase resolver is among what they stand for."""
+    hook = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["hatch"]["build"][
+        "targets"]["wheel"]["hooks"]["custom"]
+    spec = importlib.util.spec_from_file_location("hatch_build", REPO / hook["path"])
+    assert spec is not None and spec.loader is not None
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    sources = build.compiled_sources(REPO, hook["mypyc"])
+    assert "localmem/time/resolver/combine.py" in sources
+    assert "localmem/time/resolver/__init__.py" not in sources  # find_times checks its arguments there
+    assert all(s.startswith("localmem/") and (REPO / s).is_file() for s in sources)
+    with pytest.raises(ValueError, match="nowhere"):
+        build.compiled_sources(REPO, ["localmem/nowhere"])
+    with pytest.raises(ValueError, match="no other entry"):
+        build.compiled_sources(REPO, ["localmem/time", "!localmem/store.py"])
 
 
 @pytest.mark.slow

@@ -102,15 +102,17 @@ def nth_week(first: date, end: date, n: int) -> date:
     return last + timedelta(days=7 * (n + 1))
 
 
-def part_of(m: re.Match[str], start: datetime, end: datetime, mod: str, precision: str, **kw: object) -> Hit:
+def part_of(
+    m: re.Match[str], start: datetime, end: datetime, mod: str, precision: str, *, yearless: bool = False
+) -> Hit:
     days = (end - start).days
     third = round(days / 3) if days > 14 else max(days // 3, 1)
     if mod.startswith("early") or "beginning" in mod or "start" in mod:
-        return make_hit(m, start, start + timedelta(days=third), precision, **kw)
+        return make_hit(m, start, start + timedelta(days=third), precision, yearless=yearless)
     if mod.startswith("mid") or "middle" in mod:
         return make_hit(m, start + timedelta(days=third), end - timedelta(days=days - 2 * third), precision,
-                        **kw)
-    return make_hit(m, end - timedelta(days=days - 2 * third), end, precision, **kw)
+                        yearless=yearless)
+    return make_hit(m, end - timedelta(days=days - 2 * third), end, precision, yearless=yearless)
 
 
 def calendar_unit(m: re.Match[str], t: date, unit: str, step: int, count: int = 1) -> Hit:

@@ -14,25 +14,54 @@ from . import lexicon as lx
 from .firstchar import first_chars
 
 
-@dataclass(slots=True)
 class Hit:
-    """A phrase being resolved: naive local bounds, before zone conversion."""
+    """A phrase being resolved: naive local bounds, before zone conversion.
 
-    lo: int
-    hi: int
-    start: datetime | None
-    end: datetime | None
-    precision: str
-    kind: str = "point"
-    vague: bool = False
-    yearless: bool = False  # its year was chosen by tense, so a range may move it
-    standalone: bool = True  # "now" only means something inside a range
-    weekday: bool = False  # a weekday alone, which a date right after it overrides
-    moves: str = ""  # "month" for a bare day of the month: which month was chosen by tense
-    present: bool = False  # "now": the send time, and the end of a range that reaches it
-    counted: bool = False  # an amount from a time ("two weeks from now"), which a weekday next to it narrows
-    weekdays: bool = False  # a range of weekdays ("Tuesday to Thursday"), which a week before it places
-    anaphor: int = 0  # "the next day" (+1), "the day before" (-1): a day from the day named before it
+    A plain class with ``__slots__`` and its own ``__init__`` (what ``@dataclass(slots=True)``
+    would write), not a dataclass: compiled by mypyc, a dataclass keeps the interpreted
+    ``__init__`` the dataclasses module generates, and a hit is built for every phrase."""
+
+    __slots__ = ("lo", "hi", "start", "end", "precision", "kind", "vague", "yearless", "standalone",
+                 "weekday", "moves", "present", "counted", "weekdays", "anaphor")
+
+    def __init__(
+        self,
+        lo: int,
+        hi: int,
+        start: datetime | None,
+        end: datetime | None,
+        precision: str,
+        kind: str = "point",
+        vague: bool = False,
+        yearless: bool = False,
+        standalone: bool = True,
+        weekday: bool = False,
+        moves: str = "",
+        present: bool = False,
+        counted: bool = False,
+        weekdays: bool = False,
+        anaphor: int = 0,
+    ) -> None:
+        self.lo = lo
+        self.hi = hi
+        self.start = start
+        self.end = end
+        self.precision = precision
+        self.kind = kind
+        self.vague = vague
+        self.yearless = yearless  # its year was chosen by tense, so a range may move it
+        self.standalone = standalone  # "now" only means something inside a range
+        self.weekday = weekday  # a weekday alone, which a date right after it overrides
+        self.moves = moves  # "month" for a bare day of the month: which month was chosen by tense
+        self.present = present  # "now": the send time, and the end of a range that reaches it
+        # an amount from a time ("two weeks from now"), which a weekday next to it narrows
+        self.counted = counted
+        self.weekdays = weekdays  # a range of weekdays ("Tuesday to Thursday"), which a week before it places
+        self.anaphor = anaphor  # "the next day" (+1), "the day before" (-1): from the day named before it
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"Hit({fields})"
 
 
 #: Where a clause ends. Every branch opens with a literal, so ``re`` skips to those characters
@@ -354,6 +383,22 @@ def register_rule(
 
 
 def make_hit(
-    m: re.Match[str], start: datetime | None, end: datetime | None, precision: str, **kw: object
+    m: re.Match[str],
+    start: datetime | None,
+    end: datetime | None,
+    precision: str,
+    *,
+    kind: str = "point",
+    vague: bool = False,
+    yearless: bool = False,
+    standalone: bool = True,
+    weekday: bool = False,
+    moves: str = "",
+    present: bool = False,
+    counted: bool = False,
+    anaphor: int = 0,
 ) -> Hit:
-    return Hit(m.start(), m.end(), start, end, precision, **kw)  # type: ignore[arg-type]
+    """The hit for match ``m``'s span (the options are :class:`Hit`'s, spelled out so a compiled
+    call passes them natively rather than through a dict)."""
+    return Hit(m.start(), m.end(), start, end, precision, kind, vague, yearless, standalone, weekday, moves,
+               present, counted, False, anaphor)

@@ -175,6 +175,8 @@ def _iso_date(m: re.Match[str], ctx: Context) -> Hit | None:
 
 
 _ON_BEFORE = re.compile(r"on\s")
+_ON_FOR = re.compile(r"(?:on|for)\s")
+_YEAR_LIST = re.compile(r"\b(?:between|from)\b[^.]*$|\d{4}\s*,?\s*(?:and|or|to)\s+$")
 _CLAUSE_END_AFTER = re.compile(r"\s*(?:[.,!?;)]|$|at\b)")
 
 
@@ -462,8 +464,7 @@ _NOT_A_YEAR_BEFORE = re.compile(
 def _year_alone(m: re.Match[str], ctx: Context) -> Hit | None:
     """in 2022, the year 2011, since two thousand and fifteen, "... 2020" at a clause end."""
     year = year_of(m["y"] or m["y2"])
-    if m["pre"] in ("and", "to", "or") and not re.search(
-        r"\b(?:between|from)\b[^.]*$|\d{4}\s*,?\s*(?:and|or|to)\s+$",
+    if m["pre"] in ("and", "to", "or") and not _YEAR_LIST.search(
         ctx.text[max(0, m.start() - 80) : m.start() + len(m["pre"]) + 1],
     ):
         return None  # "2 and 2020"? only inside a range or a list of years
@@ -639,7 +640,7 @@ def _day_of_relative_month(m: re.Match[str], ctx: Context) -> Hit | None:
 def _day_of_month(m: re.Match[str], ctx: Context) -> Hit | None:
     """on the 21st, for the 27: a day of the current or adjacent month, by tense."""
     word = m["d"]
-    if word.isdigit() and not re.match(r"(?:on|for)\s", m.group()):
+    if word.isdigit() and not _ON_FOR.match(m.group()):
         return None
     if not word[:1].isdigit() and not m.group().startswith("on"):
         return None  # "the first" is an ordinal unless it is "on the first"

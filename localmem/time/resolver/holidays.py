@@ -82,12 +82,15 @@ def _holiday_period(m: re.Match[str], ctx: Context, period: Callable[[int], tupl
     return make_hit(m, *day_span(d, n), "week", vague=True, yearless=not (m["y"] or m["mod"]))
 
 
+_THE_WORD_END = re.compile(r"\bthe\s+\w+$")
+
+
 @register_rule(
     rf"{_HOLIDAY_MOD}(?:the\s+)?(?:(?P<h>holidays|hols)|holiday\s+season|festive\s+season)(?P<y>\s+{lx.YEAR})?",
     when=("holidays", "hols", "holiday", "festive"),
 )
 def _the_holidays(m: re.Match[str], ctx: Context) -> Hit | None:
     """over the holidays, the holiday season: Christmas Eve through New Year's Day."""
-    if m["h"] and not (m["mod"] or re.search(r"\bthe\s+\w+$", m.group())):
+    if m["h"] and not (m["mod"] or _THE_WORD_END.search(m.group())):
         return None  # "happy holidays", "holidays are expensive": no particular one
     return _holiday_period(m, ctx, lx.HOLIDAY_PERIODS["christmas"])

@@ -323,11 +323,14 @@ def number(word: str) -> int | None:
     return NUMBER_WORDS.get(word)
 
 
+_NON_DIGIT = re.compile(r"\D")
+
+
 def day_number(word: str) -> int:
     """The value of a day of the month ("21st", "twenty-first", "07")."""
     word = " ".join(word.split())
     if word[:1].isdigit():
-        return int(re.sub(r"\D", "", word))
+        return int(_NON_DIGIT.sub("", word))
     return ORDINAL_WORDS[word]
 
 

@@ -181,15 +181,19 @@ def _season(m: re.Match[str], ctx: Context, name: str, step: int | None, year: i
     return make_hit(m, *_season_bounds(ctx, name, y + step), "season")
 
 
+_SEASON_LEAD = re.compile(r"(?:in|during|over|through)\b")
+_THE_FALL = re.compile(r"\bthe\s+fall")
+
+
 @register_rule(
     rf"(?:(?:in|during|over|through)\s+)?(?:the\s+)?(?P<s>spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?(?P<y>{lx.YEAR}))?",
     when=lx.SEASON_WORDS,
 )
 def _season_name(m: re.Match[str], ctx: Context) -> Hit | None:
     """in the summer, summer 2024, winter of 2023."""
-    if not m["y"] and not re.match(r"(?:in|during|over|through)\b", m.group()):
+    if not m["y"] and not _SEASON_LEAD.match(m.group()):
         return None  # "fall" the verb, "spring" the coil, "summer" the name
-    if m["s"] == "fall" and not m["y"] and not re.search(r"\bthe\s+fall", m.group()):
+    if m["s"] == "fall" and not m["y"] and not _THE_FALL.search(m.group()):
         return None
     return _season(m, ctx, m["s"], None, int(m["y"]) if m["y"] else None)
 
@@ -408,6 +412,13 @@ def _within_from(m: re.Match[str], ctx: Context) -> Hit | None:
     return make_hit(m, midnight(first), end.start, "day", kind="range")
 
 
+#: What makes "in 25 minutes" a duration: a distance, a weight, a record or an effort before it.
+_DURATION_CUE = re.compile(
+    r"\b(?:\d+(?:\.\d+)?\s*(?:k|km|mi|miles?|m|meters?|kg|lbs?|pounds?|reps?)|pr|record|under|"
+    r"over|done|finish\w*|complete\w*|run|ran|lose|lost|gain\w*)\W*$"
+)
+
+
 @register_rule(
     rf"in\s+(?:(?:about|around|roughly|like|maybe|just)\s+)?{DURATION}(?!\s+(?:time|of|from|since))",
     when=lx.UNIT_WORDS,
@@ -421,11 +432,7 @@ def _in_duration(m: re.Match[str], ctx: Context) -> Hit | None:
     if tense == "past" or (short and tense != "future"):
         return None
     before = ctx.text[max(0, m.start() - 30) : m.start()]
-    if re.search(
-        r"\b(?:\d+(?:\.\d+)?\s*(?:k|km|mi|miles?|m|meters?|kg|lbs?|pounds?|reps?)|pr|record|under|"
-        r"over|done|finish\w*|complete\w*|run|ran|lose|lost|gain\w*)\W*$",
-        before,
-    ):
+    if _DURATION_CUE.search(before):
         return None  # a duration: "a 10K in 25 minutes", "lose 5 kg in 3 weeks"
     return counted_offset(m, ctx, ctx.now, 1, m.group())
 
@@ -517,6 +524,9 @@ def _earlier_later(m: re.Match[str], ctx: Context) -> Hit | None:
     return whole
 
 
+_OF = re.compile(r"\bof\b")
+
+
 @register_rule(
     r"(?P<mod>early|mid|late|the\s+(?:beginning|start|middle|end)\s+of|(?:beginning|start|middle|end)\s+of)"
     r"[\s-]+(?:(?:the\s+)?(?P<rel>this|next|last)\s+|the\s+)?(?P<unit>week|month|year)",
@@ -524,7 +534,7 @@ def _earlier_later(m: re.Match[str], ctx: Context) -> Hit | None:
 )
 def _unit_part(m: re.Match[str], ctx: Context) -> Hit | None:
     """early next week, the end of this month, late last year, by the end of the week."""
-    if m["rel"] is None and not re.search(r"\bof\b", m.group()):
+    if m["rel"] is None and not _OF.search(m.group()):
         return None  # "mid year" alone is an adjective; "the end of the year" is this year's end
     step = {"this": 0, "next": 1, "last": -1}[m["rel"] or "this"]
     whole = calendar_unit(m, ctx.today, m["unit"], step)

@@ -72,9 +72,12 @@ def _day_listed(m: re.Match[str], ctx: Context) -> Hit | None:
     return hit
 
 
+_AND = re.compile(r"\band\b")
+
+
 def _day_range(m: re.Match[str], ctx: Context, d1: str, d2: str) -> Hit | None:
     a, b = lx.day_number(d1), lx.day_number(d2)
-    if m["pre"] is None and re.search(r"\band\b", m.group()) and "between" not in m.group():
+    if m["pre"] is None and _AND.search(m.group()) and "between" not in m.group():
         return None
     if m["rel"] if "rel" in m.re.groupindex else None:
         first = add_months(ctx.today.replace(day=1), {"this": 0, "next": 1, "last": -1}[m["rel"]])

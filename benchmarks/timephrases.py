@@ -122,8 +122,9 @@ def load_scorer(data: Path) -> ModuleType:
 
 def resolver_build() -> str:
     """How the imported resolver was built: "compiled (mypyc)" when its modules are extension
-    modules (a wheel from ``pip install .``; hatch_build.py), else "pure Python" (an editable
-    install, LOCALMEM_PURE=1, or a build that could not compile), with where it was loaded from."""
+    modules (a wheel from ``LOCALMEM_COMPILE=1 pip install .``; hatch_build.py), else "pure
+    Python" (an editable install, a plain ``pip install .``, or a build that could not compile),
+    with where it was loaded from."""
     import localmem.time.resolver.find as core  # find_times' work (its package __init__ stays pure)
 
     modules = [m for name, m in sys.modules.items() if name.startswith("localmem.time")]

@@ -28,6 +28,8 @@ __all__ = [
     "MEMORY_ROWS",
     "REVISION_ROWS",
     "PREV_ROWS",
+    "GREATEST_MEMORY_ID",
+    "GREATEST_REV_ID",
     "MEMORY_USER",
     "PEER_FILE_SEEN",
     "REV_IDS_IN_RANGE",
@@ -148,6 +150,9 @@ PREV_ROW = "SELECT memory_id, version, recorded_at, hlc, rev_hash FROM revisions
 MEMORY_ROWS = "SELECT memory_id, user_id, kind, key, created_at FROM memories WHERE memory_id" + _IN_IDS
 REVISION_ROWS = REVISION_ROW.replace("SELECT ", "SELECT r.rev_id, ", 1).replace(" = ?", _IN_IDS)
 PREV_ROWS = PREV_ROW.replace("SELECT ", "SELECT rev_id, ", 1).replace(" = ?", _IN_IDS)
+#: The greatest memory id and rev_id here (NULL for none), each read from its unique index.
+GREATEST_MEMORY_ID = "SELECT max(memory_id) FROM memories"
+GREATEST_REV_ID = "SELECT max(rev_id) FROM revisions"
 #: Whose memory it is. Parameter: memory_id.
 MEMORY_USER = "SELECT user_id FROM memories WHERE memory_id = ?"
 #: A tombstone as it travels (from erasures or extra_tombstones). Parameter: tomb_id.

@@ -204,7 +204,7 @@ class LineWriter:
         self._out = out
         self._hashing = hashing  # False: the sink hashes what it is given (its own thread, say)
         self._hash = hashlib.sha256()
-        self._buf: list[str] = []  # lines not yet hashed
+        self._buf: list[bytes] = []  # lines not yet hashed
         self._ready: list[bytes] = []  # hashed, not yet written
         self._size = 0
 
@@ -220,6 +220,10 @@ class LineWriter:
 
     def text(self, line: str) -> None:
         """Write one line that is already a JSON object's text (no newline in it)."""
+        self.data(line.encode())
+
+    def data(self, line: bytes) -> None:
+        """Write one line that is already a JSON object's text in UTF-8 (no newline in it)."""
         self._buf.append(line)
         self._size += len(line)
         if self._size > 1 << 18:
@@ -227,8 +231,8 @@ class LineWriter:
 
     def _encode(self) -> None:
         if self._buf:
-            self._buf.append("")
-            data = "\n".join(self._buf).encode()
+            self._buf.append(b"")
+            data = b"\n".join(self._buf)
             self._buf.clear()
             if self._hashing:
                 self._hash.update(data)

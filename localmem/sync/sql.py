@@ -64,7 +64,8 @@ def export_queries(since: int, user_id: str | None) -> dict[str, tuple[str, tupl
 
     Each query yields one column: the row's line as the file holds it (a JSON object,
     built by SQLite's ``json_object``: the fields in file order, digests as lower-case hex,
-    a revision's content nested, or null). A revision with content and its own hash travels
+    a revision's content nested, or null), as its UTF-8 bytes (a BLOB: not decoded into a
+    Python string to be encoded again). A revision with content and its own hash travels
     without its content hash: the importer computes it from the content.
     """
     user = "" if user_id is None else " AND {a}.user_id = ?"
@@ -97,7 +98,8 @@ def export_queries(since: int, user_id: str | None) -> dict[str, tuple[str, tupl
 
 def _line(kind: str, fields: tuple[str, ...], alias: str) -> str:
     """``json_object('t', kind, field, alias.field, ...)``: one row's line."""
-    return f"json_object('t', '{kind}', " + ", ".join(f"'{f}', {alias}.{f}" for f in fields) + ")"
+    return (f"CAST(json_object('t', '{kind}', " + ", ".join(f"'{f}', {alias}.{f}" for f in fields)
+            + ") AS BLOB)")
 
 
 def _revision_field(f: str) -> str:
@@ -111,9 +113,9 @@ def _revision_field(f: str) -> str:
 
 
 _REVISION_LINE = (
-    "json_object('t', 'revision', " + ", ".join(_revision_field(f) for f in REVISION_FIELDS)
+    "CAST(json_object('t', 'revision', " + ", ".join(_revision_field(f) for f in REVISION_FIELDS)
     + ", 'content', CASE WHEN c.rev_seq IS NULL THEN NULL ELSE json_object("
-    + ", ".join(f"'{f}', c.{f}" for f in CONTENT_FIELDS) + ") END)"
+    + ", ".join(f"'{f}', c.{f}" for f in CONTENT_FIELDS) + ") END) AS BLOB)"
 )
 
 

@@ -352,10 +352,8 @@ class _Apply:
         self.flush()
 
     def _greatest(self, query: str) -> str:
-        """The greatest id of a table here ("" for none), read at a chunk's start: nothing is
-        pending then, and its hook has seeded what it seeds. Python orders strings by code point,
-        as SQLite's BINARY collation orders their UTF-8 bytes; any other value (a store written by
-        other means) gives the greatest id a string can be, so every id is looked up."""
+        """The greatest id of a table here ("" for none), read at a chunk's start (nothing pending,
+        its hook run). Python orders strings by code point as BINARY orders their UTF-8 bytes."""
         top = self.conn.execute(query).get
         if top is None:
             return ""

@@ -267,3 +267,23 @@ def test_an_import_run_again_after_sqlite_refused_a_chunk_tells_its_hook_it_star
                       aside=False)
     assert len(hook.attempts) == 2 and hook.attempts[0] == hook.attempts[1] != []
     assert conn.execute("SELECT count(*) FROM revisions").get == 0
+
+
+def test_rows_named_by_ids_before_or_after_everything_here_are_found_or_written(
+        phone: localmem.Store, laptop: localmem.Store, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only ids after the greatest of their table here go unlooked-up: a file of older ids than the
+    store's newest (the laptop wrote since) is still found here, a row differing from one refused."""
+    monkeypatch.setattr(apply, "CHUNK_ROWS", 3)
+    fill(phone, 6)
+    out = Path(phone.export(tmp_path / "p.gz").path)
+    assert laptop.import_(out).revisions == 8
+    fill(laptop, 3)  # on Wednesday: ids after every one of the file's (Monday's)
+    again = laptop.import_(out)
+    assert not again.changed and again.skipped == 14
+    rows = _rows(out)
+    rows[0]["created_at"] = int(str(rows[0]["created_at"])) + 1
+    before = full_dump(laptop)
+    with pytest.raises(localmem.SyncRuleError, match="line 2 .*differs from the one here"):
+        laptop.import_(_forge(tmp_path / "other.gz", phone.device_id, rows))
+    assert full_dump(laptop) == before

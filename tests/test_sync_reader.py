@@ -162,3 +162,19 @@ def test_the_readers_events_are_the_files_events(phone: localmem.Store, tmp_path
         theirs = [(e[0], [(n, o) for n, o, _pre in e[1]]) if e[0] == "rows" else e for e in there]
     assert [(e[0], [(n, o) for n, o, _pre in e[1]]) if e[0] == "rows" else e for e in mine] == theirs
     assert json.loads(mine[0][1])["counts"]["revision"] == 16
+
+
+def test_a_piece_with_a_row_orjson_would_read_otherwise_comes_parsed_by_json_loads(
+        phone: localmem.Store, tmp_path: Path) -> None:
+    """The reader sends a piece as its lines only when orjson reads every line as json.loads does;
+    a float in a row (here in a memory's key) sends the piece as rows, parsed by json.loads."""
+    fill(phone, 6)
+    rows = _rows(phone.export(tmp_path / "p.gz").path)
+    odd = next(r for r in rows if r["t"] == "memory")
+    odd["key"] = 1.5
+    path = _forge(tmp_path / "odd.gz", phone.device_id, rows)
+    with reader.events(path, worker=False) as here, reader.events(path, worker=True) as there:
+        mine = list(here)
+        theirs = [(e[0], [(n, o) for n, o, _pre in e[1]]) if e[0] == "rows" else e for e in there]
+    assert [(e[0], [(n, o) for n, o, _pre in e[1]]) if e[0] == "rows" else e for e in mine] == theirs
+    assert any(o.get("key") == 1.5 for e in mine if e[0] == "rows" for _n, o, _pre in e[1])

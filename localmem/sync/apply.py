@@ -99,6 +99,7 @@ _INTS = itemgetter(*_INT_FIELDS)
 _JUST_INT = frozenset({int})
 _LOWEST, _HIGHEST = _INT64.start, _INT64.stop - 1
 _OPTIONAL_INT_FIELDS = ("valid_to", "expires_at")
+_NO_TOP = chr(0x10FFFF) * 27  # after every id of 26 characters or fewer (and ids are 26)
 
 # The doctor invariants an import keeps, by their names in doctor's report.
 _USER = "revisions carry their memory's user"
@@ -319,6 +320,9 @@ class _Apply:
         rev_ids: list[str] = []
         prev_ids: list[str] = []
         known_mem, known_rev = self._memories, self._revisions
+        # An id after the greatest one of its table here cannot be here: it is not looked up (ids
+        # are time-ordered, so a file's new rows mostly come after everything a store holds).
+        top_mem, top_rev = self._greatest(sql.GREATEST_MEMORY_ID), self._greatest(sql.GREATEST_REV_ID)
         for _n, o, _pre in batch:
             kind = o.get("t")
             if kind == "revision":
@@ -327,15 +331,16 @@ class _Apply:
                 except KeyError:  # the row's own check names the field it lacks
                     continue
                 for v in (memory_id, *links):
-                    if type(v) is str and v not in known_mem and v.isascii():
+                    if type(v) is str and v <= top_mem and v not in known_mem and v.isascii():
                         mem_ids.append(v)
-                if type(rev_id) is str and rev_id.isascii():
+                if type(rev_id) is str and rev_id <= top_rev and rev_id.isascii():
                     rev_ids.append(rev_id)
-                if type(prev_rev) is str and prev_rev not in known_rev and prev_rev.isascii():
+                if type(prev_rev) is str and prev_rev <= top_rev and prev_rev not in known_rev \
+                        and prev_rev.isascii():
                     prev_ids.append(prev_rev)
             elif kind == "memory":
                 v = o.get("memory_id")
-                if type(v) is str and v not in known_mem and v.isascii():
+                if type(v) is str and v <= top_mem and v not in known_mem and v.isascii():
                     mem_ids.append(v)
         self._have_memories = self._look_up(sql.MEMORY_ROWS, mem_ids)
         self._have_revisions = self._look_up(sql.REVISION_ROWS, rev_ids)
@@ -345,6 +350,14 @@ class _Apply:
             self.row(n, o)
         self._pre = None
         self.flush()
+
+    def _greatest(self, query: str) -> str:
+        """The greatest id of a table here ("" for none), read at a chunk's start (nothing pending,
+        its hook run). Python orders strings by code point as BINARY orders their UTF-8 bytes."""
+        top = self.conn.execute(query).get
+        if top is None:
+            return ""
+        return top if type(top) is str else _NO_TOP
 
     def _look_up(self, query: str, ids: list[str]) -> dict[str, tuple[Any, ...]]:
         if not ids:

@@ -130,7 +130,7 @@ def export(ledger: Ledger, path: str | os.PathLike[str], *, since: int | None = 
                     w.line(header)
                     for q, params in queries.values():
                         for (line,) in conn.execute(q, sql.bind(params, top)):
-                            w.text(line)
+                            w.data(line)
                     w.flush()
                     checksum = sink.sha256()
                     trailer = {"end": {"sha256": checksum, "rows": sum(counts.values())}}

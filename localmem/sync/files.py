@@ -69,6 +69,8 @@ __all__ = [
     "line_pieces",
     "parse_line",
     "parse_row",
+    "parse_rows",
+    "plain",
     "check_header",
     "verify",
     "check_end",
@@ -202,7 +204,7 @@ class LineWriter:
         self._out = out
         self._hashing = hashing  # False: the sink hashes what it is given (its own thread, say)
         self._hash = hashlib.sha256()
-        self._buf: list[str] = []  # lines not yet hashed
+        self._buf: list[bytes] = []  # lines not yet hashed
         self._ready: list[bytes] = []  # hashed, not yet written
         self._size = 0
 
@@ -218,6 +220,10 @@ class LineWriter:
 
     def text(self, line: str) -> None:
         """Write one line that is already a JSON object's text (no newline in it)."""
+        self.data(line.encode())
+
+    def data(self, line: bytes) -> None:
+        """Write one line that is already a JSON object's text in UTF-8 (no newline in it)."""
         self._buf.append(line)
         self._size += len(line)
         if self._size > 1 << 18:
@@ -225,8 +231,8 @@ class LineWriter:
 
     def _encode(self) -> None:
         if self._buf:
-            self._buf.append("")
-            data = "\n".join(self._buf).encode()
+            self._buf.append(b"")
+            data = b"\n".join(self._buf)
             self._buf.clear()
             if self._hashing:
                 self._hash.update(data)
@@ -461,20 +467,39 @@ _SCALARS = frozenset({str, int, bool, type(None)})
 _SHALLOW = _SCALARS | {dict}
 
 
+def plain(obj: object) -> bool:
+    """Whether orjson's value of a line is json.loads' value of it, as far as a row's types tell:
+    a JSON object of strings, integers, booleans and nulls, and objects of those."""
+    if type(obj) is not dict:
+        return False
+    types = set(map(type, obj.values()))
+    return types <= _SCALARS or (types <= _SHALLOW and all(
+        _SCALARS.issuperset(map(type, v.values())) for v in obj.values() if type(v) is dict))
+
+
 def parse_row(line: bytes, n: int, path: Path) -> dict[str, Any]:
-    """:func:`parse_line`, faster (orjson, ~3.5x) for a row as an export writes it: a JSON object
-    of strings, integers, booleans and nulls, and objects of those. Any other line is parsed by
-    :func:`parse_line` itself, so the result, or the error, is the one it gives."""
-    try:
-        obj = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return parse_line(line, n, path)
-    if type(obj) is dict:
-        types = set(map(type, obj.values()))
-        if types <= _SCALARS or (types <= _SHALLOW and all(
-                _SCALARS.issuperset(map(type, v.values())) for v in obj.values() if type(v) is dict)):
-            return obj
-    return parse_line(line, n, path)
+    """:func:`parse_line`, faster (orjson, ~3.5x) for a row as an export writes it (:func:`plain`).
+    Any other line is parsed by :func:`parse_line` itself, so the result, or the error, is the one
+    it gives."""
+    return parse_rows([line], n, path)[0][0][1]
+
+
+def parse_rows(found: list[bytes], first: int, path: Path) -> tuple[list[tuple[int, dict[str, Any]]], bool]:
+    """Lines ``first``, ``first + 1``... each parsed by :func:`parse_row`, as (line number, row),
+    and whether orjson's row was every line's (each line :func:`plain`)."""
+    rows: list[tuple[int, dict[str, Any]]] = []
+    every = True
+    loads = orjson.loads
+    for n, line in enumerate(found, first):
+        try:
+            obj = loads(line)
+        except orjson.JSONDecodeError:
+            obj = None
+        if obj is None or not plain(obj):
+            every = False
+            obj = parse_line(line, n, path)
+        rows.append((n, obj))
+    return rows, every
 
 
 #: The stores' schema versions whose exports this localmem imports: the ones whose synced tables

@@ -28,6 +28,8 @@ __all__ = [
     "MEMORY_ROWS",
     "REVISION_ROWS",
     "PREV_ROWS",
+    "GREATEST_MEMORY_ID",
+    "GREATEST_REV_ID",
     "MEMORY_USER",
     "PEER_FILE_SEEN",
     "REV_IDS_IN_RANGE",
@@ -62,7 +64,8 @@ def export_queries(since: int, user_id: str | None) -> dict[str, tuple[str, tupl
 
     Each query yields one column: the row's line as the file holds it (a JSON object,
     built by SQLite's ``json_object``: the fields in file order, digests as lower-case hex,
-    a revision's content nested, or null). A revision with content and its own hash travels
+    a revision's content nested, or null), as its UTF-8 bytes (a BLOB: not decoded into a
+    Python string to be encoded again). A revision with content and its own hash travels
     without its content hash: the importer computes it from the content.
     """
     user = "" if user_id is None else " AND {a}.user_id = ?"
@@ -95,7 +98,8 @@ def export_queries(since: int, user_id: str | None) -> dict[str, tuple[str, tupl
 
 def _line(kind: str, fields: tuple[str, ...], alias: str) -> str:
     """``json_object('t', kind, field, alias.field, ...)``: one row's line."""
-    return f"json_object('t', '{kind}', " + ", ".join(f"'{f}', {alias}.{f}" for f in fields) + ")"
+    return (f"CAST(json_object('t', '{kind}', " + ", ".join(f"'{f}', {alias}.{f}" for f in fields)
+            + ") AS BLOB)")
 
 
 def _revision_field(f: str) -> str:
@@ -109,9 +113,9 @@ def _revision_field(f: str) -> str:
 
 
 _REVISION_LINE = (
-    "json_object('t', 'revision', " + ", ".join(_revision_field(f) for f in REVISION_FIELDS)
+    "CAST(json_object('t', 'revision', " + ", ".join(_revision_field(f) for f in REVISION_FIELDS)
     + ", 'content', CASE WHEN c.rev_seq IS NULL THEN NULL ELSE json_object("
-    + ", ".join(f"'{f}', c.{f}" for f in CONTENT_FIELDS) + ") END)"
+    + ", ".join(f"'{f}', c.{f}" for f in CONTENT_FIELDS) + ") END) AS BLOB)"
 )
 
 
@@ -148,6 +152,9 @@ PREV_ROW = "SELECT memory_id, version, recorded_at, hlc, rev_hash FROM revisions
 MEMORY_ROWS = "SELECT memory_id, user_id, kind, key, created_at FROM memories WHERE memory_id" + _IN_IDS
 REVISION_ROWS = REVISION_ROW.replace("SELECT ", "SELECT r.rev_id, ", 1).replace(" = ?", _IN_IDS)
 PREV_ROWS = PREV_ROW.replace("SELECT ", "SELECT rev_id, ", 1).replace(" = ?", _IN_IDS)
+#: The greatest memory id and rev_id here (NULL for none), each read from its unique index.
+GREATEST_MEMORY_ID = "SELECT max(memory_id) FROM memories"
+GREATEST_REV_ID = "SELECT max(rev_id) FROM revisions"
 #: Whose memory it is. Parameter: memory_id.
 MEMORY_USER = "SELECT user_id FROM memories WHERE memory_id = ?"
 #: A tombstone as it travels (from erasures or extra_tombstones). Parameter: tomb_id.

@@ -19,6 +19,7 @@ from test_sync import _corrupt_files, _rehash, _rewrite
 import localmem
 from localmem.cli import main
 from localmem.hub import db, ingest, reads, seed
+from localmem.sync import files
 from localmem.sync.bulk import BULK_REVISIONS
 from localmem.testing import FrozenClock
 
@@ -328,10 +329,10 @@ def test_a_user_the_first_read_missed_is_locked_on_a_second_attempt(
 
 def test_a_files_users_are_found_across_pieces_escapes_and_a_last_line_without_newline(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """file_users reads the decompressed file a piece at a time: a line cut by a piece's end, a
-    user spelled with a JSON escape, and a last line with no newline are all found; a file that
-    is not gzip gives no users (the import refuses it, with the device's message)."""
-    monkeypatch.setattr(seed, "_PIECE", 7)  # every line crosses a piece's end
+    """file_users reads the decompressed file a piece at a time, as the import does: a line cut by a
+    piece's end, a user spelled with a JSON escape, and a last line with no newline are all found;
+    a file that is not gzip gives no users (the import refuses it, with the device's message)."""
+    monkeypatch.setattr(files, "_PIECE_BYTES", 7)  # every line crosses a piece's end
     lines = [json.dumps({"t": "memory", "user_id": u}, separators=(",", ":")) for u in ("sam", "ana")]
     lines.append('{"t":"memory","user_id":"jo\\u00e3o"}')
     path = tmp_path / "f.gz"

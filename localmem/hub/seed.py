@@ -28,10 +28,8 @@ and the ingest starts again with that user locked too.
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
-import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -41,15 +39,7 @@ import psycopg
 from ..core import sql as core_sql
 from ..core.ledger import Ledger
 from ..errors import SyncFileError
-from ..sync.files import (
-    CONTENT_FIELDS,
-    MAX_EXPANDED_BYTES,
-    MAX_LINE_BYTES,
-    MEMORY_FIELDS,
-    REVISION_FIELDS,
-    TOMBSTONE_FIELDS,
-    open_regular,
-)
+from ..sync.files import CONTENT_FIELDS, MEMORY_FIELDS, REVISION_FIELDS, TOMBSTONE_FIELDS, line_pieces
 
 __all__ = ["HUB_REVISION_COLUMNS", "SEED_SEQ_BASE", "MoreUsers", "Seeder", "file_users"]
 
@@ -66,8 +56,6 @@ _TOMB_MEMORY_AT = TOMBSTONE_FIELDS.index("memory_id")
 
 #: A user field as the device's export writes it: found in a piece of lines without parsing them.
 _USER_FIELD = re.compile(rb'"user_id":"([^"\\\n]*)"')
-#: How much of a file :func:`file_users` decompresses at a time.
-_PIECE = 1 << 20
 
 
 class MoreUsers(Exception):  # noqa: N818 - a signal to the ingest, not an error anyone sees
@@ -82,40 +70,29 @@ def file_users(path: Path) -> set[str]:
     """The users a file's rows name, to lock before anything is read for them. Lenient: a damaged
     file is left to the import to refuse (with the device's message), so this finds what it can.
 
-    Lines as the device writes them are matched by a pattern, over the decompressed file a piece
-    of whole lines at a time (not split into lines: a user field never spans one); a line with a
-    backslash is parsed, so a user spelled with escapes is still found. A user missed here (a line
-    written otherwise) is found by the seeder as the import reads it (:class:`MoreUsers`). It stops
-    where the import would refuse the file: a line over MAX_LINE_BYTES, more than MAX_EXPANDED_BYTES.
+    The file is read as the import reads it (:func:`~localmem.sync.files.line_pieces`: the same
+    pieces and limits), and each piece's lines are matched by a pattern; a line with a backslash
+    is parsed, so a user spelled with escapes is still found. A user missed here (a line written
+    otherwise) is found by the seeder as the import reads it (:class:`MoreUsers`).
     """
     found: set[bytes] = set()
     users: set[str] = set()
     try:
-        with open_regular(path) as raw, gzip.GzipFile(fileobj=raw, mode="rb") as gz:
-            carry, total, more = b"", 0, True
-            while more:
-                piece = gz.read(_PIECE)
-                total += len(piece)
-                more = bool(piece) and total <= MAX_EXPANDED_BYTES
-                cut = piece.rfind(b"\n") + 1 if more else len(piece)  # at the end: the rest, too
-                if more and not cut:  # a line longer than the piece: read on
-                    carry += piece
-                    if len(carry) > MAX_LINE_BYTES:
-                        break
-                    continue
-                whole, carry = carry + piece[:cut], piece[cut:]
-                found.update(_USER_FIELD.findall(whole))
-                if b"\\" in whole:
-                    users.update(_escaped_users(whole))
-    except (SyncFileError, OSError, EOFError, zlib.error):
+        with line_pieces(path) as pieces:
+            for _first, lines, _ended in pieces:
+                joined = b"\n".join(lines)
+                found.update(_USER_FIELD.findall(joined))
+                if b"\\" in joined:
+                    users.update(_escaped_users(lines))
+    except SyncFileError:
         pass
     users.update(u.decode("utf-8", "replace") for u in found)
     return users
 
 
-def _escaped_users(lines: bytes) -> Iterator[str]:
+def _escaped_users(lines: list[bytes]) -> Iterator[str]:
     """The users of the lines with a backslash in them (JSON escapes the pattern cannot read)."""
-    for line in lines.split(b"\n"):
+    for line in lines:
         if b"\\" in line:
             try:
                 row = json.loads(line)

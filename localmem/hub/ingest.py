@@ -162,21 +162,15 @@ def _copy(cur: psycopg.Cursor[tuple[Any, ...]], hub: str, staging: Any, table: s
                     write(row)
 
 
-#: Each hub's revision sequence, by hub id (its name, as a constant: a lookup per row costs 9 us).
-_SEQUENCES: dict[str, str] = {}
-
-
-def _take_seqs(cur: psycopg.Cursor[tuple[Any, ...]], hub: str, count: int) -> list[int]:
+def _take_seqs(cur: psycopg.Cursor[tuple[Any, ...]], count: int) -> list[int]:
     """``count`` numbers from the hub's revision sequence, ascending."""
     if not count:
         return []
-    name = _SEQUENCES.get(hub)
-    if name is None:
-        found = cur.execute("SELECT pg_get_serial_sequence('revisions', 'seq')").fetchone()
-        assert found is not None
-        name = _SEQUENCES[hub] = str(found[0])
+    # The sequence's name once per file, as a constant: a call per row would look it up per row.
+    found = cur.execute("SELECT pg_get_serial_sequence('revisions', 'seq')").fetchone()
+    assert found is not None
     taken = cur.execute("SELECT array_agg(nextval(%s::regclass)) FROM generate_series(1, %s)",
-                        (name, count)).fetchone()
+                        (found[0], count)).fetchone()
     assert taken is not None
     return sorted(taken[0])
 
@@ -204,7 +198,7 @@ def _write(cur: psycopg.Cursor[tuple[Any, ...]], hub: str, ledger: Ledger, seede
     # the seeded revisions lie below 0).
     count, top = (int(v) for v in s.execute(
         "SELECT count(*), coalesce(max(seq), 0) FROM revisions WHERE seq > 0").fetchone() or (0, 0))
-    seqs = _take_seqs(cur, hub, count)
+    seqs = _take_seqs(cur, count)
     rest = "FROM revisions AS r WHERE r.seq > 0"
     if seqs and seqs[-1] - seqs[0] == count - 1 and top == count:
         # One run of numbers (no other ingest took any meanwhile) for one run of staged revisions.
